@@ -1,0 +1,53 @@
+# gridmarket: `make run` runs the default scenario, `make test` runs lint and the test suite.
+# Both create .venv first, with a Python >= 3.12 found on this machine (see find-python below);
+# `make PYTHON=/path/to/python3.12 run` picks one by hand.
+SHELL := /bin/bash
+VENV ?= .venv
+BIN := $(VENV)/bin
+SCENARIO ?= scenarios/profit/default.yaml
+PYTHON ?=
+
+.PHONY: run test lint bench venv clean
+
+run: venv
+	$(BIN)/gridmarket run $(SCENARIO)
+
+test: venv
+	$(BIN)/ruff check market agents dashboards tests
+	$(BIN)/pytest
+
+lint: venv
+	$(BIN)/ruff check market agents dashboards tests
+	$(BIN)/ruff format --check market agents dashboards tests
+
+# Speed figures (tests/benchmarks), run on demand, never in CI.
+bench: venv
+	$(BIN)/pytest tests/benchmarks --benchmark-enable --benchmark-only -p no:cacheprovider
+
+venv: $(VENV)/.installed
+
+# The interpreter: $(PYTHON) if given, else the newest of python3.13, python3.12, python3 and
+# pyenv's versions that is >= 3.12. Fails with a clear message when there is none.
+$(VENV)/.installed: pyproject.toml
+	@set -e; \
+	ok() { command -v "$$1" >/dev/null 2>&1 && "$$1" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; }; \
+	if [ -x "$(BIN)/python" ] && ! ok "$(BIN)/python"; then echo "removing $(VENV): its Python is older than 3.12"; rm -rf "$(VENV)"; fi; \
+	if [ ! -x "$(BIN)/python" ]; then \
+	  py=""; \
+	  for c in $(PYTHON) python3.13 python3.12 python3 \
+	      $$(ls -d "$${PYENV_ROOT:-$$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python 2>/dev/null | sort -rV); do \
+	    if ok "$$c"; then py="$$c"; break; fi; \
+	  done; \
+	  if [ -z "$$py" ]; then \
+	    echo "error: gridmarket needs Python >= 3.12 and found none (tried PYTHON, python3.13, python3.12, python3 and pyenv's versions); install one or run 'make PYTHON=/path/to/python3.12'" >&2; \
+	    exit 1; \
+	  fi; \
+	  echo "creating $(VENV) with $$py ($$("$$py" -c 'import sys; print(sys.version.split()[0])'))"; \
+	  "$$py" -m venv "$(VENV)"; \
+	fi; \
+	$(BIN)/python -m pip install --quiet --upgrade pip; \
+	$(BIN)/python -m pip install --quiet -e '.[dev]'; \
+	touch $@
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .benchmarks

@@ -1,0 +1,30 @@
+"""Policies: schedulers and admission control, registered by name.
+
+Importing this package registers every built-in policy; see :mod:`agents.policies.registry`.
+"""
+
+from agents.policies import admission, profit  # noqa: F401  (registration)
+from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
+from agents.policies.registry import (
+    ADMISSIONS,
+    SCHEDULERS,
+    make_admission,
+    make_scheduler,
+    register_admission,
+    register_scheduler,
+)
+
+__all__ = [
+    "ADMISSIONS",
+    "SCHEDULERS",
+    "Admission",
+    "Decision",
+    "Placement",
+    "Plan",
+    "PlanContext",
+    "Scheduler",
+    "make_admission",
+    "make_scheduler",
+    "register_admission",
+    "register_scheduler",
+]

@@ -1,0 +1,87 @@
+"""Admission control (Popovici & Wilkes SC'05 §3.4).
+
+- :class:`PositiveOpportunity`: "compute new job schedules that include the new job (one for each
+  of its possible shapes), add in the existing schedule (without the new job), and then select the
+  most rewarding schedule from the resulting set. Only if the new job is in that schedule should
+  the job be admitted." The schedules are built by the service provider's own scheduler and
+  compared by that scheduler's reward metric (§3.4: "we switched to using the same scheduler in
+  the admission-control algorithm as we used for job sequencing"). A tie keeps the existing
+  schedule: a job that adds nothing is not worth the commitment.
+- :class:`AcceptAll`: admits every job that fits the pool at all; the paper's reference point
+  ("simply accepting all jobs did poorly under overload").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents.policies.base import Admission, Decision, Plan, PlanContext, Scheduler
+from agents.policies.registry import register_admission
+from market.jobs import Job
+
+
+def _decision(accepted: bool, reason: str, detail: str, plan: Plan | None, job: Job, gain=None):
+    placement = plan.placement_of(job.id) if plan is not None else None
+    if placement is None:
+        return Decision(accepted, reason, detail, gain=gain)
+    return Decision(
+        accepted,
+        reason,
+        detail,
+        processors=placement.processors,
+        start=placement.start,
+        end=placement.end,
+        expected_value=placement.value,
+        expected_profit=placement.profit,
+        gain=gain,
+    )
+
+
+@register_admission("positive_opportunity")
+class PositiveOpportunity(Admission):
+    """Admit a job only if the most rewarding plan contains it (§3.4)."""
+
+    def decide(
+        self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
+    ) -> Decision:
+        without = scheduler.reward(scheduler.plan(ctx, queue), ctx)
+        with_job = [*queue, job]
+        best_plan, best_reward = None, None
+        for n in job.shapes:
+            plan = scheduler.plan(ctx, with_job, pinned={job.id: n})
+            if plan.placement_of(job.id) is None:
+                continue
+            reward = scheduler.reward(plan, ctx)
+            if best_reward is None or reward > best_reward:
+                best_plan, best_reward = plan, reward
+        if best_plan is None:
+            return Decision(False, "no-fit", f"no shape of {job.shapes} fits the capacity")
+        gain = best_reward - without
+        own = best_plan.placement_of(job.id)
+        if gain > 0:
+            detail = (
+                f"best plan with the job ({own.processors} processors) has reward "
+                f"{best_reward:.4g} > {without:.4g} without it"
+            )
+            return _decision(True, "profitable", detail, best_plan, job, gain)
+        if own.profit <= 0:
+            detail = f"its best predicted profit is {own.profit:.4g} on {own.processors} processors"
+            return _decision(False, "unprofitable", detail, best_plan, job, gain)
+        detail = (
+            f"it would earn {own.profit:.4g} but delay accepted jobs: plan reward falls from "
+            f"{without:.4g} to {best_reward:.4g}"
+        )
+        return _decision(False, "displaces", detail, best_plan, job, gain)
+
+
+@register_admission("accept_all")
+class AcceptAll(Admission):
+    """Admit every job that can run on the pool at all (the paper's no-admission-control case)."""
+
+    def decide(
+        self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
+    ) -> Decision:
+        plan = scheduler.plan(ctx, [*queue, job])
+        if plan.placement_of(job.id) is None:
+            return Decision(False, "no-fit", f"no shape of {job.shapes} fits the capacity")
+        return _decision(True, "accept-all", "every job that fits is admitted", plan, job)

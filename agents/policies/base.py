@@ -1,0 +1,163 @@
+"""What every policy works with: the planning context, plans, decisions, and the two policy kinds.
+
+Policies are pure (DESIGN principle 1): they take plain inputs and return a plan or a decision,
+never touching the Mesa model, so tests call them directly.
+
+- A :class:`Scheduler` orders and shapes the queued jobs into a :class:`Plan` on the capacity the
+  service provider expects (Popovici & Wilkes SC'05 §3.3: the "preferred schedule"), and says how
+  rewarding a plan is (§3.4: the reward metric differs per scheduler).
+- An :class:`Admission` policy decides whether to accept a newly offered job (§3.4), returning a
+  :class:`Decision` with its reason and expected profit.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple
+
+from market.capacity import CapacityProfile
+from market.jobs import Job
+
+
+@dataclass(slots=True)
+class PlanContext:
+    """What a service provider knows when it plans, at time ``now``.
+
+    Attributes:
+        now: the current time (hours).
+        capacity: processors it expects to be able to rent from ``now`` on, with its running jobs
+            already taken out.
+        price: rent per processor-hour.
+        memo: scratch space a policy may use to reuse work between plans built at this instant
+            (e.g. each queued job's best shape while admission tries the new job's shapes).
+    """
+
+    now: float
+    capacity: CapacityProfile
+    price: float
+    memo: dict[Any, Any] = field(default_factory=dict)
+
+    def rent(self, processors: int, start: float, end: float) -> float:
+        """Rent for ``processors`` held over ``[start, end)``."""
+        return self.price * processors * (end - start)
+
+
+class Placement(NamedTuple):
+    """One job in a plan: its shape, predicted start and end, value and rent."""
+
+    job: Job
+    processors: int
+    start: float
+    end: float
+    value: float  # the job's utility at its predicted end
+    rent: float  # rent for its processors over [start, end)
+
+    @property
+    def profit(self) -> float:
+        """Value minus rent."""
+        return self.value - self.rent
+
+
+@dataclass(slots=True)
+class Plan:
+    """A preferred schedule: where every queued job will run, as far as the planner knows.
+
+    ``unplaced`` holds jobs that cannot run at all on the expected capacity (a shape wider than
+    the pool); they stay queued but earn nothing in this plan.
+    """
+
+    now: float
+    placements: list[Placement]
+    unplaced: list[Job] = field(default_factory=list)
+
+    @property
+    def profit(self) -> float:
+        """Predicted profit of every placed job."""
+        return math.fsum(p.profit for p in self.placements)
+
+    @property
+    def value(self) -> float:
+        """Predicted revenue of every placed job."""
+        return math.fsum(p.value for p in self.placements)
+
+    @property
+    def end(self) -> float:
+        """When the last placed job is predicted to end (``now`` for an empty plan)."""
+        return max((p.end for p in self.placements), default=self.now)
+
+    def placement_of(self, job_id: int) -> Placement | None:
+        """The placement of job ``job_id``, or None if it is not placed."""
+        for p in self.placements:
+            if p.job.id == job_id:
+                return p
+        return None
+
+    def due(self, now: float, tolerance: float = 1e-9) -> list[Placement]:
+        """Placements that should start at ``now`` (in plan order)."""
+        return [p for p in self.placements if p.start <= now + tolerance]
+
+    def next_start(self, now: float, tolerance: float = 1e-9) -> float | None:
+        """The earliest planned start after ``now``, if any."""
+        later = [p.start for p in self.placements if p.start > now + tolerance]
+        return min(later) if later else None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """An admission decision and why it was made.
+
+    Attributes:
+        accepted: whether the job is admitted.
+        reason: a short code (e.g. ``profitable``, ``unprofitable``, ``displaces``, ``no-fit``).
+        detail: one human-readable sentence with the numbers behind the reason.
+        processors: the shape in the best plan with the job (None if it cannot be placed).
+        start, end: its predicted start and completion in that plan.
+        expected_value: its utility at the predicted completion (what the client would pay).
+        expected_profit: that value minus the rent for its processors.
+        gain: how much the plan's reward rises by admitting it (the scheduler's own metric).
+    """
+
+    accepted: bool
+    reason: str
+    detail: str
+    processors: int | None = None
+    start: float | None = None
+    end: float | None = None
+    expected_value: float | None = None
+    expected_profit: float | None = None
+    gain: float | None = None
+
+
+class Scheduler(ABC):
+    """Orders and shapes queued jobs into a plan (Popovici & Wilkes SC'05 §3.3).
+
+    Subclasses are registered by name (see :mod:`agents.policies.registry`); their constructor
+    arguments are the policy's parameters, settable from a scenario file.
+    """
+
+    name: ClassVar[str] = ""
+
+    @abstractmethod
+    def plan(
+        self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
+    ) -> Plan:
+        """Plan ``queue`` on ``ctx.capacity``. ``pinned`` maps job ids to a forced shape."""
+
+    def reward(self, plan: Plan, ctx: PlanContext) -> float:
+        """How rewarding ``plan`` is, for admission (§3.4). Profit unless a scheduler says so."""
+        return plan.profit
+
+
+class Admission(ABC):
+    """Decides whether to admit a newly offered job (Popovici & Wilkes SC'05 §3.4)."""
+
+    name: ClassVar[str] = ""
+
+    @abstractmethod
+    def decide(
+        self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
+    ) -> Decision:
+        """Admit ``job`` or not, given the accepted-but-waiting ``queue`` and the context."""

@@ -1,0 +1,76 @@
+"""List scheduling: shape each job, order the queue, place each job at its earliest start.
+
+The common core of the profit paper's schedulers (Popovici & Wilkes SC'05 §3.3): each picks a
+shape for every queued job and a priority, then builds the preferred schedule by placing the jobs
+in priority order, each at the earliest time the capacity left by the jobs before it allows
+(so a later, smaller job may fill a gap before an earlier one: the plan backfills). The paper does
+not say how the preferred schedule is laid out; this is our reading, and the same placement rule
+serves every scheduler so that they differ only in their shape and order.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+
+from agents.policies.base import Placement, Plan, PlanContext, Scheduler
+from market.jobs import Job
+
+
+class ListScheduler(Scheduler):
+    """A scheduler defined by :meth:`rank`: a job's shape and its priority (lower runs first)."""
+
+    @abstractmethod
+    def rank(self, job: Job, ctx: PlanContext, processors: int | None = None) -> tuple[int, float]:
+        """``(shape, priority)`` for ``job``; with ``processors`` given, the priority at that shape."""
+
+    def _ranked(self, job: Job, ctx: PlanContext) -> tuple[int, float]:
+        # A job's own rank does not depend on the rest of the queue, so it is computed once per
+        # instant and reused by every plan built then (admission builds one per candidate shape).
+        key = (self, job.id)
+        ranked = ctx.memo.get(key)
+        if ranked is None:
+            ranked = ctx.memo[key] = self.rank(job, ctx)
+        return ranked
+
+    def plan(
+        self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
+    ) -> Plan:
+        order = []
+        for job in queue:
+            if pinned and job.id in pinned:
+                shape, priority = self.rank(job, ctx, pinned[job.id])
+            else:
+                shape, priority = self._ranked(job, ctx)
+            order.append((priority, job.arrival, job.id, shape, job))
+        order.sort(key=lambda item: item[:3])
+        return place(ctx, [(job, shape) for *_, shape, job in order])
+
+
+def place(ctx: PlanContext, jobs: Sequence[tuple[Job, int]]) -> Plan:
+    """Place ``(job, shape)`` pairs in the given order, each at its earliest start on what the
+    pairs before it left of ``ctx.capacity``."""
+    profile = ctx.capacity.copy()
+    now = ctx.now
+    placements: list[Placement] = []
+    unplaced: list[Job] = []
+    for job, n in jobs:
+        runtime = job.predicted_runtime(n)
+        start = profile.earliest_start(n, runtime, now)
+        if start == math.inf:
+            unplaced.append(job)
+            continue
+        end = start + runtime
+        profile.reserve(start, runtime, n)
+        placements.append(
+            Placement(job, n, start, end, job.utility(end), ctx.rent(n, start, end))
+        )
+    return Plan(now, placements, unplaced)
+
+
+def standalone_profit(job: Job, processors: int, ctx: PlanContext) -> float:
+    """Profit of ``job`` on ``processors`` if it started now: utility at completion minus rent."""
+    runtime = job.predicted_runtime(processors)
+    now = ctx.now
+    return job.utility(now + runtime) - ctx.rent(processors, now, now + runtime)

@@ -1,0 +1,186 @@
+"""The service provider: admits jobs, plans them, rents processors and runs them for profit.
+
+Popovici & Wilkes SC'05 §3: when offered a job, the service provider runs its admission policy
+(§3.4); admitted jobs wait in a queue from which its scheduler builds a preferred plan (§3.3).
+The scheduler runs "whenever a job arrives, a job completes, or the number of available resources
+changes": each run re-plans the queue on the resource provider's forecast and starts every job
+planned to start now, renting its processors; the provider then sleeps until the next event or
+the next planned start. A started job keeps its processors to the end (no preemption); it is
+paid the job's utility at completion and pays the rent for the time it held them. Every admitted
+job is completed (§3.1). A job planned to start now for which fewer processors are actually free
+waits for the next run.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import mesa
+from mesa.time import Event, Priority
+
+from agents.policies.base import Admission, Decision, Placement, PlanContext, Scheduler
+from agents.resource_provider import Lease, ResourceProviderAgent
+from market.jobs import Job
+from market.ledger import Kind
+
+if TYPE_CHECKING:
+    from market.model import GridMarket
+
+
+@dataclass(slots=True)
+class JobRecord:
+    """What happened to a job offered to this provider (one row of the per-job table)."""
+
+    job: Job
+    decision: Decision
+    committed: bool = False  # the client gave the job to this provider
+    processors: int | None = None
+    start: float | None = None
+    end: float | None = None
+    paid: float | None = None  # the utility at completion (negative: a penalty)
+    rent: float | None = None
+    lease: Lease | None = None
+
+    @property
+    def profit(self) -> float | None:
+        """Realised profit: what the client paid minus the rent."""
+        if self.paid is None or self.rent is None:
+            return None
+        return self.paid - self.rent
+
+
+class ServiceProviderAgent(mesa.Agent):
+    """Admits, plans and runs jobs on processors rented from one resource provider."""
+
+    def __init__(
+        self,
+        model: GridMarket,
+        name: str,
+        scheduler: Scheduler,
+        admission: Admission,
+        resource_provider: ResourceProviderAgent,
+    ) -> None:
+        super().__init__(model)
+        self.name = name
+        self.scheduler = scheduler
+        self.admission = admission
+        self.resource_provider = resource_provider
+        self.queue: list[Job] = []  # admitted, not started
+        self.records: dict[int, JobRecord] = {}  # every job offered, by id
+        self.busy = 0  # processors held now
+        self.running = 0  # jobs running now
+        self.last_plan = None
+        self._completions: list[tuple[float, int]] = []  # (actual end, job id) heap
+        self._dispatch_event: Event | None = None
+        self._wake_event: Event | None = None
+
+    # -- what a client sees --------------------------------------------------------------------
+    def context(self) -> PlanContext:
+        """What this provider knows now: the forecast free capacity and the price."""
+        now = self.model.time
+        rp = self.resource_provider
+        return PlanContext(now, rp.forecast(now), rp.price)
+
+    def quote(self, job: Job) -> Decision:
+        """Run admission control on ``job``; the decision is recorded whatever the client does."""
+        decision = self.admission.decide(job, self.queue, self.context(), self.scheduler)
+        self.records[job.id] = JobRecord(job, decision)
+        return decision
+
+    def commit(self, job: Job) -> None:
+        """The client gives ``job`` to this provider (after an accepting :meth:`quote`)."""
+        record = self.records[job.id]
+        if not record.decision.accepted:
+            raise ValueError(f"{self.name} did not accept job {job.id}")
+        record.committed = True
+        self.queue.append(job)
+        self._request_dispatch()
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and nothing running."""
+        return not self.queue and not self.running
+
+    # -- the scheduler run ---------------------------------------------------------------------
+    def _request_dispatch(self) -> None:
+        """Re-plan once, after everything else that happens at this instant."""
+        if self._dispatch_event is None:
+            self._dispatch_event = self.model.schedule_event(
+                self._dispatch, at=self.model.time, priority=Priority.LOW
+            )
+
+    def _wake(self) -> None:
+        self._wake_event = None
+        self._request_dispatch()
+
+    def _dispatch(self) -> None:
+        self._dispatch_event = None
+        if not self.queue:
+            self._set_wake(None)
+            return
+        now = self.model.time
+        plan = self.scheduler.plan(self.context(), self.queue)
+        self.last_plan = plan
+        started = {p.job.id for p in plan.due(now) if self._start(p)}
+        if started:
+            self.queue = [job for job in self.queue if job.id not in started]
+        self._set_wake(plan.next_start(now))
+
+    def _set_wake(self, at: float | None) -> None:
+        if self._wake_event is not None:
+            if self._wake_event.time == at:
+                return
+            self._wake_event.cancel()
+            self._wake_event = None
+        if at is not None:
+            self._wake_event = self.model.schedule_event(self._wake, at=at)
+
+    def _start(self, placement: Placement) -> bool:
+        job, n = placement.job, placement.processors
+        now = self.model.time
+        lease = self.resource_provider.rent(self.name, n, now + job.predicted_runtime(n), job.id)
+        if lease is None:
+            return False  # fewer processors free than planned: wait for the next run
+        record = self.records[job.id]
+        record.processors, record.start, record.lease = n, now, lease
+        self.busy += n
+        self.running += 1
+        end = now + job.runtime(n)
+        heapq.heappush(self._completions, (end, job.id))
+        self.model.schedule_event(self._complete_due, at=end, priority=Priority.HIGH)
+        return True
+
+    def _complete_due(self) -> None:
+        now = self.model.time
+        ledger = self.model.ledger
+        while self._completions and self._completions[0][0] <= now:
+            _, job_id = heapq.heappop(self._completions)
+            record = self.records[job_id]
+            record.rent = self.resource_provider.release(record.lease)
+            record.lease = None
+            record.end = now
+            record.paid = record.job.utility(now)
+            ledger.settle(now, record.job.client or "client", self.name, record.paid, job_id)
+            self.busy -= record.processors
+            self.running -= 1
+        self._request_dispatch()
+        self.model.check_finished()
+
+    # -- money -------------------------------------------------------------------------------
+    @property
+    def revenue(self) -> float:
+        """Payments received minus penalties paid."""
+        ledger = self.model.ledger
+        return ledger.received(self.name, Kind.PAYMENT) - ledger.paid(self.name, Kind.PENALTY)
+
+    @property
+    def rent_paid(self) -> float:
+        """Rent paid so far (for finished leases)."""
+        return self.model.ledger.paid(self.name, Kind.RENT)
+
+    @property
+    def profit(self) -> float:
+        """Revenue minus rent so far."""
+        return self.revenue - self.rent_paid

@@ -1,0 +1,86 @@
+"""Jobs: what a client asks a service provider to run.
+
+A job is immutable: it is the client's request. What happens to it (decision, shape, start, end,
+price paid) is recorded by the service provider that runs it (see :mod:`agents.service_provider`).
+
+Moldable jobs scale by Amdahl's law (Popovici & Wilkes SC'05 §4, footnote 2):
+``runtime(n) = work * (serial_fraction + (1 - serial_fraction) / n)``, where ``work`` is the
+runtime on one processor in hours. A rigid job (e.g. from a trace) has a single shape; give it
+``serial_fraction=0`` and ``work = processors * runtime`` so that ``runtime(processors)`` is the
+trace's runtime.
+
+The service provider plans with ``work_estimate`` (its prediction, from the client or its own
+history); the simulation runs the job for ``work``. They are equal unless a workload says
+otherwise (the profit paper assumes accurate estimates, §1.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from market.utility import UtilityFunction
+
+
+def amdahl_runtime(work: float, serial_fraction: float, processors: int) -> float:
+    """Runtime of ``work`` processor-hours (on one processor) on ``processors`` processors."""
+    return work * (serial_fraction + (1.0 - serial_fraction) / processors)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Job:
+    """A parallel job offered by a client.
+
+    Attributes:
+        id: unique within a run.
+        arrival: submission time (hours).
+        work: actual runtime on one processor (hours).
+        utility: price paid as a function of completion time.
+        serial_fraction: Amdahl's beta (0.2 in the profit paper).
+        shapes: the processor counts the job may run on, increasing.
+        work_estimate: the runtime on one processor the planner believes (defaults to ``work``).
+        deadline: optional completion deadline (hours), for deadline-guarantee policies.
+        client: the name of the submitting client, if any.
+        kind: a free label from the workload (e.g. "high-value/steep").
+    """
+
+    id: int
+    arrival: float
+    work: float
+    utility: UtilityFunction
+    serial_fraction: float = 0.0
+    shapes: tuple[int, ...] = (1,)
+    work_estimate: float | None = None
+    deadline: float | None = None
+    client: str | None = None
+    kind: str = ""
+    _estimate: float = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.work <= 0:
+            raise ValueError(f"job {self.id}: work must be > 0, got {self.work}")
+        if not self.shapes or any(n < 1 for n in self.shapes):
+            raise ValueError(f"job {self.id}: shapes must be processor counts >= 1")
+        if list(self.shapes) != sorted(set(self.shapes)):
+            raise ValueError(f"job {self.id}: shapes must be increasing and distinct")
+        if not 0.0 <= self.serial_fraction <= 1.0:
+            raise ValueError(f"job {self.id}: serial_fraction must be in [0, 1]")
+        estimate = self.work if self.work_estimate is None else self.work_estimate
+        if estimate <= 0:
+            raise ValueError(f"job {self.id}: work_estimate must be > 0")
+        object.__setattr__(self, "_estimate", estimate)
+
+    def runtime(self, processors: int) -> float:
+        """Actual runtime on ``processors`` processors (Amdahl)."""
+        return amdahl_runtime(self.work, self.serial_fraction, processors)
+
+    def predicted_runtime(self, processors: int) -> float:
+        """Runtime the planner expects on ``processors`` processors (Amdahl on the estimate)."""
+        return amdahl_runtime(self._estimate, self.serial_fraction, processors)
+
+    @property
+    def max_shape(self) -> int:
+        """The widest shape the job can use."""
+        return self.shapes[-1]
+
+    def __repr__(self) -> str:
+        return f"Job({self.id}, arrival={self.arrival:.3f}, work={self.work:.3f}, shapes={self.shapes})"

@@ -1,0 +1,83 @@
+"""Metrics of a market run, per service provider (Popovici & Wilkes SC'05 §4-5).
+
+- ``profit``: revenue (payments less penalties) minus rent; ``profit_rate``: profit per hour of
+  the run, from time 0 to the last completion.
+- ``accepted_pct``: jobs the provider took on, as a share of the jobs offered to it.
+- ``utilization``: processor-hours rented over processor-hours rentable from its resource
+  provider, during the arrival phase only (first to last arrival), "excluding the emptying phase"
+  as the paper measures it (§4, footnote 3: while rented, a processor counts as fully used).
+- ``mean_processors``: the mean shape of the jobs it ran.
+- ``realised_pct``: realised profit of completed jobs as a share of the profit their admission
+  decision predicted (Figures 3d-6b).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agents.service_provider import ServiceProviderAgent
+    from market.model import GridMarket
+
+
+def _pct(part: float, whole: float) -> float:
+    return 100.0 * part / whole if whole else math.nan
+
+
+def provider_timeseries_reporters() -> dict[str, Any]:
+    """DataCollector reporters sampled for every service provider."""
+    return {
+        "provider": "name",
+        "profit": "profit",
+        "revenue": "revenue",
+        "rent": "rent_paid",
+        "profit_rate": lambda sp: sp.profit / sp.model.time if sp.model.time > 0 else 0.0,
+        "utilization": lambda sp: sp.busy / sp.resource_provider.capacity,
+        "queue_length": lambda sp: len(sp.queue),
+        "running": "running",
+        "accepted_pct": lambda sp: _pct(
+            sum(r.committed for r in sp.records.values()), len(sp.records)
+        ),
+    }
+
+
+def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, Any]:
+    """The summary metrics of one service provider, now (final once the run has ended)."""
+    now = model.time if model.end_time is None else model.end_time
+    records = sp.records.values()
+    done = [r for r in records if r.end is not None]
+    committed = sum(r.committed for r in records)
+
+    lo, hi = model.first_arrival, model.last_arrival
+    rented = 0.0
+    for r in records:
+        if r.start is not None:
+            end = r.end if r.end is not None else now
+            rented += r.processors * max(0.0, min(end, hi) - max(r.start, lo))
+    rentable = sp.resource_provider.capacity * (hi - lo) if hi > lo else 0.0
+
+    predicted = math.fsum(r.decision.expected_profit or 0.0 for r in done)
+    realised = math.fsum(r.profit for r in done)
+    spec = next(s for s in model.spec.service_providers if s.name == sp.name)
+    profit = sp.profit
+    return {
+        "provider": sp.name,
+        "scheduler": spec.scheduler.label(),
+        "admission": spec.admission.label(),
+        "offered": len(sp.records),
+        "accepted": committed,
+        "accepted_pct": _pct(committed, len(sp.records)),
+        "completed": len(done),
+        "revenue": sp.revenue,
+        "rent": sp.rent_paid,
+        "profit": profit,
+        "profit_rate": profit / now if now > 0 else math.nan,
+        "utilization": _pct(rented, rentable),
+        "mean_processors": (
+            math.fsum(r.processors for r in done) / len(done) if done else math.nan
+        ),
+        "predicted_profit": predicted,
+        "realised_pct": _pct(realised, predicted),
+        "end_time": now,
+    }

@@ -1,0 +1,115 @@
+"""GridMarket: the Mesa model of a compute market.
+
+Clients submit jobs to service providers, which rent processors from resource providers (Popovici
+& Wilkes SC'05 §1, Figure 1). The model is a pure discrete-event simulation on Mesa's event API:
+no fixed ticks, just arrivals, job starts and completions scheduled with ``schedule_event``.
+:meth:`GridMarket.run` advances the clock with ``run_for`` one ``sample_interval`` at a time,
+sampling the time series after each, until every job is done.
+
+A run is a pure function of (scenario, seed): all randomness comes from ``model.rng``, and each
+client draws its jobs from its own child generator, so that adding a service provider or changing
+a policy leaves the job stream unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mesa
+
+from agents.client import ClientAgent
+from agents.policies import make_admission, make_scheduler
+from agents.resource_provider import ResourceProviderAgent
+from agents.service_provider import ServiceProviderAgent
+from market.ledger import Ledger
+from market.metrics import provider_timeseries_reporters
+from market.result import RunResult
+from market.scenario import Scenario
+
+
+class GridMarket(mesa.Model):
+    """A market of clients, service providers and resource providers, built from a scenario.
+
+    Args:
+        scenario: what to simulate (see :mod:`market.scenario`).
+        seed: the random seed; defaults to the scenario's.
+    """
+
+    def __init__(self, scenario: Scenario, seed: int | None = None) -> None:
+        seed = scenario.seed if seed is None else seed
+        super().__init__(rng=seed)
+        self._default_schedule.stop()  # a pure event-driven model: no fixed step
+        self.spec = scenario
+        self.seed = seed
+        self.ledger = Ledger()
+        self.first_arrival = math.inf
+        self.last_arrival = -math.inf
+        self.end_time: float | None = None
+
+        self.resource_providers = {
+            rp.name: ResourceProviderAgent(self, rp.name, rp.capacity, rp.price)
+            for rp in scenario.resource_providers
+        }
+        default_rp = scenario.resource_providers[0].name
+        self.service_providers = {
+            sp.name: ServiceProviderAgent(
+                self,
+                sp.name,
+                make_scheduler(sp.scheduler.name, **sp.scheduler.params),
+                make_admission(sp.admission.name, **sp.admission.params),
+                self.resource_providers[sp.resource_provider or default_rp],
+            )
+            for sp in scenario.service_providers
+        }
+        streams = self.rng.spawn(len(scenario.clients))
+        self.clients = {}
+        first_id = 0
+        for spec, stream in zip(scenario.clients, streams, strict=True):
+            jobs = spec.workload.generate(stream, first_id=first_id, client=spec.name)
+            first_id += len(jobs)
+            providers = [self.service_providers[name] for name in spec.providers or []] or list(
+                self.service_providers.values()
+            )
+            self.clients[spec.name] = ClientAgent(self, spec.name, jobs, providers, spec.offer_rule)
+
+        self.datacollector = mesa.DataCollector(
+            agenttype_reporters={ServiceProviderAgent: provider_timeseries_reporters()}
+        )
+        self.datacollector.collect(self)
+        self.check_finished()
+
+    # -- called by agents ----------------------------------------------------------------------
+    def note_arrival(self, job) -> None:
+        """A client submitted ``job`` now (the arrival phase is the utilization window)."""
+        self.first_arrival = min(self.first_arrival, self.time)
+        self.last_arrival = max(self.last_arrival, self.time)
+
+    def check_finished(self) -> None:
+        """Stop once every client has submitted everything and every provider is idle."""
+        if not self.running:
+            return
+        if all(c.exhausted for c in self.clients.values()) and all(
+            sp.idle for sp in self.service_providers.values()
+        ):
+            self.running = False
+            self.end_time = self.time
+
+    # -- running -------------------------------------------------------------------------------
+    def advance(self, duration: float) -> None:
+        """Run for ``duration`` hours (or until the market finishes) and take a sample."""
+        target = self.time + duration
+        self.run_until(target)
+        self.datacollector.collect(self)
+
+    def run(self, max_time: float = math.inf) -> RunResult:
+        """Run until every job is done (or ``max_time``) and return the result."""
+        interval = self.spec.sample_interval
+        while self.running and self.time < max_time:
+            if self._event_list.is_empty():
+                raise RuntimeError(f"the market stalled at t={self.time:g}: jobs wait, nothing is due")
+            self.advance(min(interval, max_time - self.time))
+        return self.result()
+
+    def result(self) -> RunResult:
+        """The run's summary, time series, per-job table and ledger (so far)."""
+        return RunResult.from_model(self)

@@ -1,0 +1,250 @@
+"""Scenarios: everything a run needs, read from a YAML file and validated.
+
+A scenario names the resource providers (capacity, price), the service providers (scheduler,
+admission policy, which resource provider they rent from), and the clients (workload, offer
+rule). ``variants`` names alternatives run side by side with the same seed, and so on the same
+job stream (the papers' way of comparing policies); each is a set of overrides in the same
+``dotted.path=value`` form as the CLI's ``--set``.
+
+Every error is one line that names the file and the field, e.g.
+``scenarios/x.yaml: clients.0.workload.mean_interarrival: must be greater than 0``.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from market.workloads import Workload
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be read or is not valid; the message is one line."""
+
+
+class PolicySpec(BaseModel):
+    """A policy by registered name, with its parameters: ``first_profit`` or
+    ``{name: first_reward, alpha: 0.3}``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_short_forms(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            return {"name": data}
+        if isinstance(data, dict) and "params" not in data and "name" in data:
+            return {"name": data["name"], "params": {k: v for k, v in data.items() if k != "name"}}
+        return data
+
+    def label(self) -> str:
+        """The name, with parameters if any: ``first_reward(alpha=0.3)``."""
+        if not self.params:
+            return self.name
+        return f"{self.name}({', '.join(f'{k}={v}' for k, v in sorted(self.params.items()))})"
+
+
+class ResourceProviderSpec(BaseModel):
+    """A resource provider renting out a fixed pool of processors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "rp"
+    capacity: int = Field(10, ge=1, description="processors (Table 1: 10)")
+    price: float = Field(3.0, ge=0, description="per processor-hour (Table 1: 3 florins)")
+
+
+class ServiceProviderSpec(BaseModel):
+    """A service provider: its scheduler, its admission policy and where it rents."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "sp"
+    scheduler: PolicySpec = PolicySpec(name="first_profit")
+    admission: PolicySpec = PolicySpec(name="positive_opportunity")
+    resource_provider: str | None = Field(None, description="default: the first one")
+
+    @field_validator("scheduler")
+    @classmethod
+    def _known_scheduler(cls, spec: PolicySpec) -> PolicySpec:
+        from agents.policies import make_scheduler
+
+        make_scheduler(spec.name, **spec.params)  # raises a ValueError naming the problem
+        return spec
+
+    @field_validator("admission")
+    @classmethod
+    def _known_admission(cls, spec: PolicySpec) -> PolicySpec:
+        from agents.policies import make_admission
+
+        make_admission(spec.name, **spec.params)
+        return spec
+
+
+class ClientSpec(BaseModel):
+    """A client: the jobs it submits and how it picks among service providers."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "client"
+    workload: Workload = Workload()
+    offer_rule: Literal["best_quote", "first_accept", "random"] = Field(
+        "best_quote", description="see agents.client"
+    )
+    providers: list[str] | None = Field(None, description="service providers it offers to (all)")
+
+
+class Scenario(BaseModel):
+    """A whole market, ready to run."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "unnamed"
+    description: str = ""
+    seed: int = Field(1, ge=0)
+    sample_interval: float = Field(
+        0.5, gt=0, description="hours between time-series samples"
+    )
+    resource_providers: list[ResourceProviderSpec] = Field(
+        default_factory=lambda: [ResourceProviderSpec()], min_length=1
+    )
+    service_providers: list[ServiceProviderSpec] = Field(
+        default_factory=lambda: [ServiceProviderSpec()], min_length=1
+    )
+    clients: list[ClientSpec] = Field(default_factory=lambda: [ClientSpec()], min_length=1)
+    variants: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="label -> {dotted.path: value} overrides"
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Scenario:
+        for kind, items in (
+            ("resource_providers", self.resource_providers),
+            ("service_providers", self.service_providers),
+            ("clients", self.clients),
+        ):
+            names = [item.name for item in items]
+            dupes = sorted({n for n in names if names.count(n) > 1})
+            if dupes:
+                raise ValueError(f"{kind}: name {dupes[0]!r} is used twice")
+        rps = {rp.name for rp in self.resource_providers}
+        for i, sp in enumerate(self.service_providers):
+            if sp.resource_provider is not None and sp.resource_provider not in rps:
+                raise ValueError(
+                    f"service_providers.{i}.resource_provider: no resource provider named "
+                    f"{sp.resource_provider!r} (have: {', '.join(sorted(rps))})"
+                )
+        sps = {sp.name for sp in self.service_providers}
+        for i, client in enumerate(self.clients):
+            for name in client.providers or []:
+                if name not in sps:
+                    raise ValueError(
+                        f"clients.{i}.providers: no service provider named {name!r}"
+                    )
+        return self
+
+    # -- derived scenarios ---------------------------------------------------------------------
+    def with_overrides(self, overrides: dict[str, Any], source: str = "--set") -> Scenario:
+        """A copy with ``{dotted.path: value}`` overrides applied and validated again."""
+        data = self.model_dump(mode="python")
+        for path, value in overrides.items():
+            _set_path(data, path, value, source)
+        return validate(data, source)
+
+    def expand(self) -> list[tuple[str, Scenario]]:
+        """``(label, scenario)`` for each variant, or just this scenario if it has none."""
+        if not self.variants:
+            return [(self.name, self)]
+        base = self.model_copy(update={"variants": {}})
+        return [
+            (label, base.with_overrides(sets, f"variants.{label}"))
+            for label, sets in self.variants.items()
+        ]
+
+
+def _set_path(data: Any, path: str, value: Any, source: str) -> None:
+    """Set ``data[a][b][c] = value`` for ``path`` "a.b.c" (list indices as numbers)."""
+    keys = path.split(".")
+    node = data
+    for depth, key in enumerate(keys):
+        last = depth == len(keys) - 1
+        where = ".".join(keys[: depth + 1])
+        if isinstance(node, list):
+            if not key.isdigit() or int(key) >= len(node):
+                raise ScenarioError(f"{source}: {where}: no item {key} (the list has {len(node)})")
+            key = int(key)
+        elif isinstance(node, dict):
+            if not last and key not in node:
+                raise ScenarioError(f"{source}: {where}: no such field")
+        else:
+            raise ScenarioError(f"{source}: {where}: cannot set a field inside a {type(node).__name__}")
+        if last:
+            node[key] = copy.deepcopy(value)
+        else:
+            node = node[key]
+
+
+def _one_line(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-"))
+    msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    if err["type"] == "extra_forbidden":
+        msg = "unknown field"
+    elif err["type"] == "union_tag_invalid" or err["type"] == "literal_error":
+        msg = msg[0].lower() + msg[1:]
+    more = len(exc.errors()) - 1
+    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
+    return f"{where}: {msg}{suffix}" if where else f"{msg}{suffix}"
+
+
+def validate(data: Any, source: str = "scenario") -> Scenario:
+    """A :class:`Scenario` from plain data, or a one-line :class:`ScenarioError`."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{source}: a scenario must be a mapping of fields")
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise ScenarioError(f"{source}: {_one_line(exc)}") from None
+
+
+def load(path: str | Path) -> Scenario:
+    """Read and validate a scenario file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such scenario file") from None
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise ScenarioError(f"{path}:{line}: {problem}") from None
+    scenario = validate(data, str(path))
+    if not scenario.name or scenario.name == "unnamed":
+        scenario = scenario.model_copy(update={"name": path.stem})
+    return scenario
+
+
+def parse_overrides(items: list[str], source: str = "--set") -> dict[str, Any]:
+    """``["a.b=3", "c=x"]`` -> ``{"a.b": 3, "c": "x"}``; values are read as YAML."""
+    overrides = {}
+    for item in items:
+        path, sep, raw = item.partition("=")
+        if not sep or not path.strip():
+            raise ScenarioError(f"{source}: {item!r} is not of the form key=value")
+        try:
+            overrides[path.strip()] = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError:
+            raise ScenarioError(f"{source}: {path.strip()}: cannot read value {raw!r}") from None
+    return overrides
