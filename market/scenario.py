@@ -233,6 +233,7 @@ def load(path: str | Path) -> Scenario:
     scenario = validate(data, str(path))
     if not scenario.name or scenario.name == "unnamed":
         scenario = scenario.model_copy(update={"name": path.stem})
+    scenario.expand()  # a bad variant is an error in the file, found before anything runs
     return scenario
 
 
