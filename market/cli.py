@@ -64,8 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_command(args: argparse.Namespace, out=sys.stdout) -> int:
+def run_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket run``: every variant of the scenario on one seed."""
+    out = sys.stdout if out is None else out
     jobs_out = Path(args.jobs_out) if args.jobs_out else None
     if jobs_out is not None and jobs_out.suffix not in (".csv", ".parquet"):
         raise UsageError(f"--jobs-out: {jobs_out} must end in .csv or .parquet")

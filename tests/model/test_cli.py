@@ -1,0 +1,105 @@
+"""The gridmarket command: output formats, the per-job table, and one-line errors on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from market.cli import main
+from tests.conftest import DEFAULT_SCENARIO
+
+SMALL = ["--set", "clients.0.workload.jobs=25"]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_has_one_record_per_provider_and_variant_with_every_metric(capsys):
+    code, out, err = run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--format", "json")
+    assert code == 0 and err == ""
+    records = json.loads(out)
+    assert [r["variant"] for r in records] == [
+        "FirstProfit + PositiveOpportunity",
+        "FirstProfit + accept all",
+    ]
+    for key in ("provider", "scheduler", "admission", "profit", "profit_rate", "accepted_pct",
+                "utilization", "mean_processors", "realised_pct", "revenue", "rent"):  # fmt: skip
+        assert key in records[0]
+    assert records[1]["admission"] == "accept_all" and records[1]["accepted_pct"] == 100.0
+
+
+def test_seed_and_set_change_the_run(capsys):
+    base = json.loads(run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--format", "json")[1])
+    seeded = json.loads(
+        run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--seed", "9", "--format", "json")[1]
+    )
+    assert seeded[0]["seed"] == 9 and base[0]["seed"] == 1
+    assert seeded[0]["profit"] != base[0]["profit"]
+    dear = json.loads(
+        run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--set",
+            "resource_providers.0.price=12", "--format", "json")[1]  # fmt: skip
+    )
+    assert dear[0]["accepted"] < base[0]["accepted"]
+
+
+def test_table_and_csv(capsys):
+    code, out, _ = run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL)
+    assert code == 0 and "profit/h" in out and "first_profit" in out
+    code, out, _ = run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--format", "csv")
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("variant,seed,provider,scheduler,admission")
+    assert len(lines) == 3
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_jobs_out_writes_the_per_job_table(capsys, tmp_path, suffix):
+    path = tmp_path / f"jobs{suffix}"
+    code, _, _ = run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--jobs-out", str(path))
+    assert code == 0
+    jobs = pd.read_parquet(path) if suffix == ".parquet" else pd.read_csv(path)
+    assert len(jobs) == 2 * 25
+    assert {"variant", "job", "arrival", "accepted", "reason", "processors", "start", "end",
+            "paid", "expected_profit"} <= set(jobs.columns)  # fmt: skip
+
+
+BAD_INPUTS = [
+    (["run", "missing.yaml"], "missing.yaml: no such scenario file"),
+    (["run", str(DEFAULT_SCENARIO), "--set", "nonsense"], "not of the form key=value"),
+    (["run", str(DEFAULT_SCENARIO), "--set", "clients.0.workload.jobs=-3"],
+     "clients.0.workload.jobs: Input should be greater than or equal to 0"),
+    (["run", str(DEFAULT_SCENARIO), "--set", "clients.5.name=x"], "clients.5: no item 5"),
+    (["run", str(DEFAULT_SCENARIO), "--set", "service_providers.0.admission=maybe"],
+     "unknown admission policy 'maybe'"),
+    (["run", str(DEFAULT_SCENARIO), "--format", "xml"], "invalid choice: 'xml'"),
+    (["run", str(DEFAULT_SCENARIO), "--seed", "-1"], "--seed: must be >= 0"),
+    (["run", str(DEFAULT_SCENARIO), "--jobs-out", "jobs.txt"], "must end in .csv or .parquet"),
+    (["fly"], "invalid choice: 'fly'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "message"), BAD_INPUTS)
+def test_bad_input_gets_a_one_line_error(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("gridmarket: error: ")
+    assert message in err
+
+
+def test_the_console_script_reports_bad_files_without_a_traceback(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nservice_providers:\n  - name: sp\n    schedular: first_profit\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "market.cli", "run", str(bad)], capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (
+        f"gridmarket: error: {bad}: service_providers.0.schedular: unknown field"
+    )
