@@ -1,4 +1,4 @@
-"""The resource provider: rents processors to service providers (Popovici & Wilkes SC'05 §1.1, §3.2).
+"""The resource provider: rents out processors (Popovici & Wilkes SC'05 §1.1, §3.2).
 
 It owns a pool of ``capacity`` processors and rents them at ``price`` per processor-hour. A
 service provider asks for processors when a job is due (:meth:`rent`) and gives them back when it
@@ -66,7 +66,7 @@ class ResourceProviderAgent(mesa.Agent):
     def rent(
         self, tenant: str, processors: int, until: float, job: int | None = None
     ) -> Lease | None:
-        """Lease ``processors`` from now until (about) ``until``, or None if not that many are free."""
+        """Lease ``processors`` from now until about ``until``; None if not that many are free."""
         if processors > self.available():
             return None
         lease = Lease(self._next_lease, tenant, job, processors, self.model.time, until)

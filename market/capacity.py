@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from itertools import pairwise
 
 
 class CapacityError(ValueError):
@@ -46,13 +47,11 @@ class CapacityProfile:
         self._free: list[int] = [free]
 
     @classmethod
-    def from_steps(
-        cls, capacity: int, times: list[float], free: list[int]
-    ) -> CapacityProfile:
+    def from_steps(cls, capacity: int, times: list[float], free: list[int]) -> CapacityProfile:
         """A profile with ``free[i]`` processors from ``times[i]`` on (times increasing)."""
         if not times or len(times) != len(free):
             raise CapacityError("a profile needs as many free counts as times (at least one)")
-        if any(b <= a for a, b in zip(times, times[1:], strict=False)):
+        if any(b <= a for a, b in pairwise(times)):
             raise CapacityError("profile times must increase strictly")
         if any(not 0 <= f <= capacity for f in free):
             raise CapacityError(f"free processors must lie in [0, {capacity}]")
@@ -139,8 +138,7 @@ class CapacityProfile:
         segment = free[i:j]
         if delta < 0 and min(segment) + delta < 0:
             raise CapacityError(
-                f"{-delta} processors are not free over [{start:g}, {end:g})"
-                f" (only {min(segment)})"
+                f"{-delta} processors are not free over [{start:g}, {end:g}) (only {min(segment)})"
             )
         if delta > 0 and max(segment) + delta > self.capacity:
             raise CapacityError(

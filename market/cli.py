@@ -60,7 +60,9 @@ def _parser() -> argparse.ArgumentParser:
         help="override a scenario field, e.g. clients.0.workload.mean_interarrival=0.3",
     )
     run.add_argument("--format", choices=["table", "json", "csv"], default="table")
-    run.add_argument("--jobs-out", metavar="FILE", help="write the per-job table (.csv or .parquet)")
+    run.add_argument(
+        "--jobs-out", metavar="FILE", help="write the per-job table (.csv or .parquet)"
+    )
     return parser
 
 

@@ -56,7 +56,7 @@ class Job:
     _estimate: float = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.work <= 0:
+        if not self.work > 0:  # also rejects NaN
             raise ValueError(f"job {self.id}: work must be > 0, got {self.work}")
         if not self.shapes or any(n < 1 for n in self.shapes):
             raise ValueError(f"job {self.id}: shapes must be processor counts >= 1")
@@ -65,7 +65,7 @@ class Job:
         if not 0.0 <= self.serial_fraction <= 1.0:
             raise ValueError(f"job {self.id}: serial_fraction must be in [0, 1]")
         estimate = self.work if self.work_estimate is None else self.work_estimate
-        if estimate <= 0:
+        if not estimate > 0:  # also rejects NaN
             raise ValueError(f"job {self.id}: work_estimate must be > 0")
         object.__setattr__(self, "_estimate", estimate)
 
@@ -83,4 +83,4 @@ class Job:
         return self.shapes[-1]
 
     def __repr__(self) -> str:
-        return f"Job({self.id}, arrival={self.arrival:.3f}, work={self.work:.3f}, shapes={self.shapes})"
+        return f"Job({self.id}, arrival={self.arrival:.3f}, work={self.work:.3f}, {self.shapes})"

@@ -106,7 +106,9 @@ class GridMarket(mesa.Model):
         interval = self.spec.sample_interval
         while self.running and self.time < max_time:
             if self._event_list.is_empty():
-                raise RuntimeError(f"the market stalled at t={self.time:g}: jobs wait, nothing is due")
+                raise RuntimeError(
+                    f"the market stalled at t={self.time:g}: jobs wait, nothing is due"
+                )
             self.advance(min(interval, max_time - self.time))
         return self.result()
 

@@ -77,6 +77,8 @@ def _jobs(sps) -> pd.DataFrame:
                 r.rent, r.profit,
             ))  # fmt: skip
     frame = pd.DataFrame(rows, columns=JOB_COLUMNS)
-    float_cols = ["planned_processors", "planned_start", "planned_end", "expected_value",
-                  "expected_profit", "processors", "start", "end", "paid", "rent", "profit"]  # fmt: skip
+    float_cols = [
+        "planned_processors", "planned_start", "planned_end", "expected_value",
+        "expected_profit", "processors", "start", "end", "paid", "rent", "profit",
+    ]  # fmt: skip
     return frame.astype({c: "float64" for c in float_cols})

@@ -109,9 +109,7 @@ class Scenario(BaseModel):
     name: str = "unnamed"
     description: str = ""
     seed: int = Field(1, ge=0)
-    sample_interval: float = Field(
-        0.5, gt=0, description="hours between time-series samples"
-    )
+    sample_interval: float = Field(0.5, gt=0, description="hours between time-series samples")
     resource_providers: list[ResourceProviderSpec] = Field(
         default_factory=lambda: [ResourceProviderSpec()], min_length=1
     )
@@ -145,9 +143,7 @@ class Scenario(BaseModel):
         for i, client in enumerate(self.clients):
             for name in client.providers or []:
                 if name not in sps:
-                    raise ValueError(
-                        f"clients.{i}.providers: no service provider named {name!r}"
-                    )
+                    raise ValueError(f"clients.{i}.providers: no service provider named {name!r}")
         return self
 
     # -- derived scenarios ---------------------------------------------------------------------
@@ -184,7 +180,9 @@ def _set_path(data: Any, path: str, value: Any, source: str) -> None:
             if not last and key not in node:
                 raise ScenarioError(f"{source}: {where}: no such field")
         else:
-            raise ScenarioError(f"{source}: {where}: cannot set a field inside a {type(node).__name__}")
+            raise ScenarioError(
+                f"{source}: {where}: cannot set a field inside a {type(node).__name__}"
+            )
         if last:
             node[key] = copy.deepcopy(value)
         else:

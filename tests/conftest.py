@@ -29,7 +29,9 @@ def make_job(
 ) -> Job:
     """A job whose value decays from its arrival at ``decay`` per hour down to ``bound``
     (default: minus the value), as in the profit paper."""
-    utility = UtilityFunction.linear_decay(value, arrival, decay, -value if bound is None else bound)
+    utility = UtilityFunction.linear_decay(
+        value, arrival, decay, -value if bound is None else bound
+    )
     return Job(id, arrival, work, utility, serial_fraction=serial_fraction, shapes=shapes)
 
 

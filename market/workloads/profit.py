@@ -29,6 +29,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from market.jobs import Job
 from market.utility import UtilityFunction
 
+KINDS = {
+    (hv, sd): f"{'high' if hv else 'low'}-value/{'steep' if sd else 'shallow'}"
+    for hv in (False, True)
+    for sd in (False, True)
+}
+
 
 class ProfitWorkload(BaseModel):
     """Parameters of the profit paper's workload (defaults: Table 1)."""
@@ -38,7 +44,9 @@ class ProfitWorkload(BaseModel):
     kind: Literal["profit"] = "profit"
     jobs: int = Field(200, ge=0, description="jobs per run (Table 1: 200)")
     mean_interarrival: float = Field(0.15, gt=0, description="hours, exponential")
-    mean_work: float = Field(7.0, gt=0, description="mean job size, processor-hours on one processor")
+    mean_work: float = Field(
+        7.0, gt=0, description="mean job size, processor-hours on one processor"
+    )
     work_distribution: Literal["exponential", "uniform", "constant"] = "exponential"
     work_spread: float = Field(
         0.5, ge=0, lt=1, description="uniform only: work in mean x [1 - spread, 1 + spread]"
@@ -81,7 +89,9 @@ class ProfitWorkload(BaseModel):
         steep = rng.random(n) < self.steep_decay_share
         value_mean = np.where(high, self.low_value_mean * self.value_skew, self.low_value_mean)
         value = np.maximum(rng.normal(value_mean, self.value_sd_ratio * value_mean), 0.0)
-        decay_mean = np.where(steep, self.shallow_decay_mean * self.decay_skew, self.shallow_decay_mean)
+        decay_mean = np.where(
+            steep, self.shallow_decay_mean * self.decay_skew, self.shallow_decay_mean
+        )
         decay = np.maximum(rng.normal(decay_mean, self.decay_sd_ratio * decay_mean), 0.0)
         if self.estimate_error > 0:
             e = self.estimate_error
@@ -105,7 +115,7 @@ class ProfitWorkload(BaseModel):
                     shapes=self.shapes,
                     work_estimate=float(estimate[i]),
                     client=client,
-                    kind=f"{'high' if high[i] else 'low'}-value/{'steep' if steep[i] else 'shallow'}",
+                    kind=KINDS[high[i], steep[i]],
                 )
             )
         return jobs

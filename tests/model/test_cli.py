@@ -43,8 +43,16 @@ def test_seed_and_set_change_the_run(capsys):
     assert seeded[0]["seed"] == 9 and base[0]["seed"] == 1
     assert seeded[0]["profit"] != base[0]["profit"]
     dear = json.loads(
-        run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--set",
-            "resource_providers.0.price=12", "--format", "json")[1]  # fmt: skip
+        run(
+            capsys,
+            "run",
+            str(DEFAULT_SCENARIO),
+            *SMALL,
+            "--set",
+            "resource_providers.0.price=12",
+            "--format",
+            "json",
+        )[1]
     )
     assert dear[0]["accepted"] < base[0]["accepted"]
 
@@ -86,7 +94,7 @@ BAD_INPUTS = [
 
 @pytest.mark.parametrize(("argv", "message"), BAD_INPUTS)
 def test_bad_input_gets_a_one_line_error(capsys, argv, message):
-    code, out, err = run(capsys, *argv)
+    code, _, err = run(capsys, *argv)
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("gridmarket: error: ")
     assert message in err

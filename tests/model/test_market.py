@@ -166,7 +166,9 @@ def test_timeseries_is_sampled_per_provider(default_scenario):
     assert (ts.provider == "sp").all()
     times = ts.time.to_numpy()
     assert times[0] == 0.0
-    assert list(times[1:] - times[:-1]) == pytest.approx([scenario.sample_interval] * (len(times) - 1))
+    assert list(times[1:] - times[:-1]) == pytest.approx(
+        [scenario.sample_interval] * (len(times) - 1)
+    )
     assert ((ts.utilization >= 0) & (ts.utilization <= 1)).all()
     assert model.datacollector.get_agenttype_vars_dataframe(ServiceProviderAgent).shape[0] == len(
         ts
