@@ -3,7 +3,7 @@
 Importing this package registers every built-in policy; see :mod:`agents.policies.registry`.
 """
 
-from agents.policies import admission, profit  # noqa: F401  (registration)
+from agents.policies import admission, opportunity, profit  # noqa: F401  (registration)
 from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
 from agents.policies.registry import (
     ADMISSIONS,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from agents.policies.base import Placement, Plan, PlanContext, Scheduler
 from market.jobs import Job
@@ -23,7 +23,7 @@ class ListScheduler(Scheduler):
 
     @abstractmethod
     def rank(self, job: Job, ctx: PlanContext, processors: int | None = None) -> tuple[int, float]:
-        """``(shape, priority)`` for ``job``; with ``processors`` given, the priority at that shape."""
+        """``(shape, priority)`` of ``job``; given ``processors``, its priority on that shape."""
 
     def _ranked(self, job: Job, ctx: PlanContext) -> tuple[int, float]:
         # A job's own rank does not depend on the rest of the queue, so it is computed once per
@@ -37,15 +37,45 @@ class ListScheduler(Scheduler):
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
     ) -> Plan:
-        order = []
+        return place(ctx, self.order(ctx, queue, pinned))
+
+    def order(
+        self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
+    ) -> list[tuple[Job, int]]:
+        """``queue`` as ``(job, shape)`` pairs in the order :meth:`plan` places them (ranks
+        memoised the same way), for schedulers that build plans from this one's order."""
+        ranked = []
         for job in queue:
             if pinned and job.id in pinned:
                 shape, priority = self.rank(job, ctx, pinned[job.id])
             else:
                 shape, priority = self._ranked(job, ctx)
-            order.append((priority, job.arrival, job.id, shape, job))
-        order.sort(key=lambda item: item[:3])
-        return place(ctx, [(job, shape) for *_, shape, job in order])
+            ranked.append((job, shape, priority))
+        return by_priority(ranked)
+
+
+def by_priority(ranked: Iterable[tuple[Job, int, float]]) -> list[tuple[Job, int]]:
+    """``(job, shape, priority)`` triples as ``(job, shape)`` pairs, lowest priority first; ties
+    go to the earlier arrival, then the lower id (the order :meth:`ListScheduler.plan` uses)."""
+    order = sorted(ranked, key=lambda item: (item[2], item[0].arrival, item[0].id))
+    return [(job, shape) for job, shape, _ in order]
+
+
+def best_shape(job: Job, score: Callable[[int], float]) -> tuple[int, float]:
+    """The shape of ``job`` with the highest ``score(shape)``, and that score. Ties go to the
+    smaller shape (it holds fewer processors for the same score)."""
+    shapes = job.shapes
+    best_n, best = shapes[0], score(shapes[0])
+    for n in shapes[1:]:
+        value = score(n)
+        if value > best:
+            best_n, best = n, value
+    return best_n, best
+
+
+def value_if_started_now(job: Job, processors: int, ctx: PlanContext) -> float:
+    """``job``'s utility at its completion on ``processors`` if it started now (its "yield")."""
+    return job.utility(ctx.now + job.predicted_runtime(processors))
 
 
 def place(ctx: PlanContext, jobs: Sequence[tuple[Job, int]]) -> Plan:
@@ -63,9 +93,7 @@ def place(ctx: PlanContext, jobs: Sequence[tuple[Job, int]]) -> Plan:
             continue
         end = start + runtime
         profile.reserve(start, runtime, n)
-        placements.append(
-            Placement(job, n, start, end, job.utility(end), ctx.rent(n, start, end))
-        )
+        placements.append(Placement(job, n, start, end, job.utility(end), ctx.rent(n, start, end)))
     return Plan(now, placements, unplaced)
 
 
