@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from market.cli import main
+from market.scenario import load
 from tests.conftest import DEFAULT_SCENARIO
 
 SMALL = ["--set", "clients.0.workload.jobs=25"]
@@ -25,14 +26,15 @@ def test_json_has_one_record_per_provider_and_variant_with_every_metric(capsys):
     code, out, err = run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--format", "json")
     assert code == 0 and err == ""
     records = json.loads(out)
-    assert [r["variant"] for r in records] == [
-        "FirstProfit + PositiveOpportunity",
-        "FirstProfit + accept all",
-    ]
+    assert [r["variant"] for r in records] == list(load(DEFAULT_SCENARIO).variants)
     for key in ("provider", "scheduler", "admission", "profit", "profit_rate", "accepted_pct",
                 "utilization", "mean_processors", "realised_pct", "revenue", "rent"):  # fmt: skip
         assert key in records[0]
-    assert records[1]["admission"] == "accept_all" and records[1]["accepted_pct"] == 100.0
+    by_variant = {r["variant"]: r for r in records}
+    reference = by_variant["FirstProfit, accept all"]
+    assert reference["admission"] == "accept_all" and reference["accepted_pct"] == 100.0
+    assert by_variant["FirstProfit"]["scheduler"] == "first_profit"
+    assert by_variant["LJF"]["mean_processors"] == 1.0
 
 
 def test_seed_and_set_change_the_run(capsys):
@@ -63,7 +65,7 @@ def test_table_and_csv(capsys):
     code, out, _ = run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--format", "csv")
     lines = out.strip().splitlines()
     assert lines[0].startswith("variant,seed,provider,scheduler,admission")
-    assert len(lines) == 3
+    assert len(lines) == 1 + len(load(DEFAULT_SCENARIO).variants)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
@@ -72,7 +74,7 @@ def test_jobs_out_writes_the_per_job_table(capsys, tmp_path, suffix):
     code, _, _ = run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--jobs-out", str(path))
     assert code == 0
     jobs = pd.read_parquet(path) if suffix == ".parquet" else pd.read_csv(path)
-    assert len(jobs) == 2 * 25
+    assert len(jobs) == len(load(DEFAULT_SCENARIO).variants) * 25
     assert {"variant", "job", "arrival", "accepted", "reason", "processors", "start", "end",
             "paid", "expected_profit"} <= set(jobs.columns)  # fmt: skip
 
