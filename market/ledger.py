@@ -8,6 +8,7 @@ client), and a service provider pays a resource provider rent for the processors
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from enum import StrEnum
 from typing import NamedTuple
@@ -47,8 +48,8 @@ class Ledger:
         self, time: float, payer: str, payee: str, amount: float, kind: Kind, job: int | None
     ) -> Entry:
         """Record that ``payer`` pays ``payee`` ``amount`` (which must be >= 0)."""
-        if not amount >= 0:  # also rejects NaN
-            raise ValueError(f"a transfer must be >= 0, got {amount} ({kind} for job {job})")
+        if not (amount >= 0 and math.isfinite(amount)):  # also rejects NaN
+            raise ValueError(f"a transfer must be finite and >= 0, got {amount} ({kind}, {job=})")
         entry = Entry(time, payer, payee, float(amount), kind, job)
         self._entries.append(entry)
         self._balance[payer] -= amount
