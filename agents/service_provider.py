@@ -96,6 +96,12 @@ class ServiceProviderAgent(mesa.Agent):
             raise ValueError(f"{self.name} did not accept job {job.id}")
         record.committed = True
         self.queue.append(job)
+        order = record.decision.queue_order
+        if order is not None:
+            position = {job_id: i for i, job_id in enumerate(order)}
+            if len(position) != len(self.queue) or any(j.id not in position for j in self.queue):
+                raise ValueError(f"{self.name}: the decision's queue order is not the queue's")
+            self.queue.sort(key=lambda j: position[j.id])
         self._request_dispatch()
 
     @property

@@ -101,6 +101,21 @@ class GridMarket(mesa.Model):
         self.run_until(target)
         self.datacollector.collect(self)
 
+    def next_event_time(self) -> float | None:
+        """When the next event is due, or None if nothing is scheduled."""
+        if self._event_list.is_empty():
+            return None
+        upcoming = self._event_list.peek_ahead(1)
+        return upcoming[0].time if upcoming else None
+
+    def step_event(self) -> bool:
+        """Run every event due at the next event time (one instant); False if there is none."""
+        at = self.next_event_time()
+        if at is None:
+            return False
+        self.run_until(at)
+        return True
+
     def run(self, max_time: float = math.inf) -> RunResult:
         """Run until every job is done (or ``max_time``) and return the result."""
         interval = self.spec.sample_interval

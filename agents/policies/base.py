@@ -118,6 +118,9 @@ class Decision:
         expected_value: its utility at the predicted completion (what the client would pay).
         expected_profit: that value minus the rent for its processors.
         gain: how much the plan's reward rises by admitting it (the scheduler's own metric).
+        queue_order: for policies that keep their queue in an order of their own (QoPS inserts
+            a job at a chosen position), the ids of the queued jobs, new one included, in the
+            order the service provider must keep; None keeps arrival order.
     """
 
     accepted: bool
@@ -129,6 +132,7 @@ class Decision:
     expected_value: float | None = None
     expected_profit: float | None = None
     gain: float | None = None
+    queue_order: tuple[int, ...] | None = None
 
 
 class Scheduler(ABC):

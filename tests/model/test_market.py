@@ -12,6 +12,7 @@ from agents.service_provider import ServiceProviderAgent
 from market import GridMarket
 from market.ledger import Kind
 from market.scenario import validate
+from tests.conftest import make_job
 
 
 def small(scenario, jobs=60, **sets):
@@ -173,3 +174,32 @@ def test_timeseries_is_sampled_per_provider(default_scenario):
     assert model.datacollector.get_agenttype_vars_dataframe(ServiceProviderAgent).shape[0] == len(
         ts
     )
+
+
+def test_stepping_event_by_event_reaches_the_same_end(default_scenario):
+    scenario = small(default_scenario, 30)
+    whole = GridMarket(scenario, seed=8).run()
+    model = GridMarket(scenario, seed=8)
+    times = []
+    while model.running and model.step_event():
+        times.append(model.time)
+    assert times == sorted(times) and len(set(times)) == len(times)
+    assert not model.running and model.end_time == whole.summary.end_time.iloc[0]
+    stepped = model.result()
+    pd.testing.assert_frame_equal(stepped.jobs, whole.jobs)
+    assert model.next_event_time() is None and model.step_event() is False
+
+
+def test_a_decision_can_reorder_the_queue(default_scenario):
+    from dataclasses import replace
+
+    model = GridMarket(small(default_scenario, 0), seed=1)
+    sp = model.service_providers["sp"]
+    jobs = [make_job(i, 1, 100, arrival=0.0) for i in range(3)]
+    for job in jobs[:2]:
+        sp.quote(job)
+        sp.commit(job)
+    decision = sp.quote(jobs[2])
+    sp.records[2].decision = replace(decision, accepted=True, queue_order=(2, 0, 1))
+    sp.commit(jobs[2])
+    assert [j.id for j in sp.queue] == [2, 0, 1]
