@@ -4,6 +4,13 @@
 [--jobs-out FILE]`` runs a scenario (each of its variants, on the same seed) and prints one
 record per service provider with its policies and every summary metric.
 
+``gridmarket sweep SCENARIO [--workers N] [--scheduler tcp://HOST:PORT|local] [--out DIR]
+[--resume] [--set key=value ...]`` runs the scenario's sweep (:mod:`market.sweep`) on local
+processes (default: one per core; ``--workers 1``: in this process), on the Dask cluster at a
+scheduler address, or on a local Dask cluster (``--scheduler local``), saving every run as it
+finishes (:mod:`market.batch`). ``gridmarket report RESULTS [--out DIR] [--error ci95|sd]
+[--metrics a,b]`` draws its figures (:mod:`market.report`).
+
 Bad input (a missing or invalid scenario file, a malformed ``--set``, an unknown format) ends
 with a one-line ``gridmarket: error: ...`` on stderr and exit status 2, never a traceback.
 """
@@ -13,13 +20,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 
+from market.batch import BatchError, SweepInterrupted, make_executor, run_sweep
 from market.model import GridMarket
+from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
+from market.sweep import SweepPlan
 
 TABLE_COLUMNS = {
     "variant": "variant",
@@ -63,6 +75,34 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--jobs-out", metavar="FILE", help="write the per-job table (.csv or .parquet)"
     )
+
+    sweep = commands.add_parser("sweep", help="run a scenario's sweep, saving every run")
+    sweep.add_argument("scenario", help="a scenario YAML file with a sweep: section")
+    sweep.add_argument(
+        "--workers", type=int, metavar="N", help="processes (default: every core; 1: no pool)"
+    )
+    sweep.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on the Dask cluster at tcp://HOST:PORT, or on a new local one: 'local'",
+    )
+    sweep.add_argument("--out", metavar="DIR", help="results directory (results/<scenario name>)")
+    sweep.add_argument("--resume", action="store_true", help="run only what DIR is missing")
+    sweep.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a scenario field, e.g. sweep.replications=2",
+    )
+
+    report = commands.add_parser("report", help="draw the figures of a sweep's results")
+    report.add_argument("results", help="a results directory written by gridmarket sweep")
+    report.add_argument("--out", metavar="DIR", help="where to write (default: RESULTS/report)")
+    report.add_argument(
+        "--error", choices=["ci95", "sd"], default="ci95", help="error bars (default: ci95)"
+    )
+    report.add_argument("--metrics", metavar="A,B", help="only these metrics (default: all)")
     return parser
 
 
@@ -94,6 +134,92 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         summary.to_csv(out, index=False)
     else:
         _print_table(summary, scenario.name, out)
+    return 0
+
+
+def sweep_command(args: argparse.Namespace, out=None) -> int:
+    """``gridmarket sweep``: every run of the scenario's sweep that ``--out`` does not hold."""
+    out = sys.stdout if out is None else out
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers: must be >= 1")
+    if args.scheduler and args.scheduler != "local" and "://" not in args.scheduler:
+        raise UsageError(f"--scheduler: {args.scheduler!r} is not tcp://HOST:PORT or local")
+    if args.scheduler and args.scheduler != "local" and args.workers is not None:
+        raise UsageError("--workers: the Dask cluster at --scheduler has its own workers")
+    scenario = load(args.scenario)
+    if args.set:
+        scenario = scenario.with_overrides(parse_overrides(args.set))
+    plan = SweepPlan.from_scenario(scenario, args.scenario)
+    target = Path(args.out) if args.out else Path("results") / plan.name
+    executor = make_executor(args.workers, args.scheduler)
+    print(f"sweep {plan.name}: {plan.describe()}", file=out, flush=True)
+    try:
+        with _sigterm_interrupts():
+            report = run_sweep(
+                plan, target, executor=executor, resume=args.resume, source=args.scenario
+            )
+    except SweepInterrupted as stop:
+        done = stop.report.skipped + len(stop.report.ran)
+        print(
+            f"gridmarket: interrupted: {done} of {stop.report.planned} runs are saved in "
+            f"{target}; --resume runs the other {stop.report.planned - done}",
+            file=sys.stderr,
+        )
+        return 130
+    if report.todo == 0:
+        print(f"nothing to run: all {report.planned} runs are in {target}", file=out)
+    else:
+        rate = len(report.ran) / report.seconds if report.seconds > 0 else math.inf
+        print(
+            f"ran {len(report.ran)} of {report.todo} missing runs ({report.skipped} were done) in "
+            f"{report.seconds:.1f} s, {rate:.2f} runs/s, on {report.executor}",
+            file=out,
+        )
+    print(f"results: {target} (gridmarket report {target})", file=out)
+    if report.failed:
+        run_id, error = report.failed[0]
+        count = len(report.failed)
+        print(
+            f"gridmarket: error: {count} run{'s' if count > 1 else ''} failed, e.g. {run_id}: "
+            f"{error} "
+            f"(all in {target / 'errors.jsonl'}; --resume retries them)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+@contextmanager
+def _sigterm_interrupts():
+    """SIGTERM (``kill``) stops a sweep like Ctrl-C: finished runs are merged and saved."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def report_command(args: argparse.Namespace, out=None) -> int:
+    """``gridmarket report``: the figures of a sweep, one per metric and parameter."""
+    out = sys.stdout if out is None else out
+    metrics = None
+    if args.metrics is not None:
+        metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+        if not metrics:
+            raise UsageError("--metrics: name at least one metric")
+    report = make_report(args.results, args.out, error=args.error, metrics=metrics)
+    for path in report.files:
+        print(path, file=out)
+    if report.png_note:
+        print(report.png_note, file=out)
     return 0
 
 
@@ -135,7 +261,11 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         if args.command == "run":
             return run_command(args)
-    except (UsageError, ScenarioError) as exc:
+        if args.command == "sweep":
+            return sweep_command(args)
+        if args.command == "report":
+            return report_command(args)
+    except (UsageError, ScenarioError, BatchError, ReportError) as exc:
         print(f"gridmarket: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

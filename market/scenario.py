@@ -19,6 +19,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from market.sweep import SweepSpec
 from market.workloads import Workload
 
 
@@ -120,6 +121,7 @@ class Scenario(BaseModel):
     variants: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="label -> {dotted.path: value} overrides"
     )
+    sweep: SweepSpec | None = Field(None, description="what `gridmarket sweep` varies")
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
