@@ -1,28 +1,63 @@
 """The resource provider: rents out processors (Popovici & Wilkes SC'05 §1.1, §3.2).
 
-It owns a pool of ``capacity`` processors and rents them at ``price`` per processor-hour. A
-service provider asks for processors when a job is due (:meth:`rent`) and gives them back when it
-ends (:meth:`release`), paying rent for the time it held them. To plan, a service provider asks
-for a :meth:`forecast`: the processors expected free from now on, which here is the pool minus
-the leases already granted (to any tenant) until their announced ends.
+It owns a pool of ``capacity`` processors and rents them at a price per processor-hour (a
+:class:`~market.pricing.PriceSchedule`: constant, or changing over time). A service provider asks
+for processors when a job is due (:meth:`rent`) and gives them back when it ends
+(:meth:`release`), paying rent for the time it held them. To plan, it asks for a
+:meth:`forecast`: what is available now, the forecast for later periods with its error model
+(the "uncertainty estimator" of §3.2), and the leases already granted.
 
-Capacity is certain here: the forecast is exact, and what is free now (:meth:`available`) is what
-the leases leave. Uncertain capacity (forecast errors, over-booking, outages: §1.1, §3.5) replaces
-:meth:`forecast` and :meth:`available` without changing how service providers use them.
+What is really there can differ from the forecast (§1.1: a resource provider "might over-book
+resources ... or it might suffer equipment failures"). With an :class:`Uncertainty`:
+
+- every ``period`` hours the availability is drawn afresh: the forecast plus an error of standard
+  deviation ``sigma`` (see :mod:`market.forecast`), independently of other periods;
+- ``overbooking`` b: the forecast stays ``capacity`` but availability is drawn around
+  ``capacity * (1 - b)``; the tenants' estimator does not know it (it is a surprise);
+- outages arrive at ``outage_rate`` per hour (Poisson), each taking ``outage_share`` of the pool
+  for an exponential time of mean ``outage_duration`` hours; they are not forecast either.
+
+A lease already granted is never taken back (no preemption): when availability falls below what
+is leased, only new rentals wait. Tenants are told whenever availability changes, so that their
+schedulers run again (§3.3: "whenever ... the number of available resources changes").
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import mesa
+from mesa.time import Priority
 
-from market.capacity import CapacityProfile
+from market.forecast import AvailabilityModel, Forecast
 from market.ledger import Kind
+from market.pricing import PriceSchedule
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from agents.service_provider import ServiceProviderAgent
     from market.model import GridMarket
+
+
+@dataclass(frozen=True, slots=True)
+class Uncertainty:
+    """How actual availability deviates from the forecast (all zero: it never does)."""
+
+    sigma: float = 0.0
+    distribution: str = "normal"
+    period: float = 1.0
+    overbooking: float = 0.0
+    outage_rate: float = 0.0
+    outage_duration: float = 1.0
+    outage_share: float = 0.5
+
+    @property
+    def varies(self) -> bool:
+        """Whether availability ever differs from the pool."""
+        return self.sigma > 0 or self.overbooking > 0 or self.outage_rate > 0
 
 
 @dataclass(slots=True)
@@ -38,30 +73,54 @@ class Lease:
 
 
 class ResourceProviderAgent(mesa.Agent):
-    """Rents processors from a fixed pool at a price per processor-hour."""
+    """Rents processors from a pool whose availability may fall short of its forecast."""
 
-    def __init__(self, model: GridMarket, name: str, capacity: int, price: float) -> None:
+    def __init__(
+        self,
+        model: GridMarket,
+        name: str,
+        capacity: int,
+        price: PriceSchedule | float,
+        uncertainty: Uncertainty | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> None:
         super().__init__(model)
         self.name = name
         self.capacity = capacity
-        self.price = price
+        self.price = price if isinstance(price, PriceSchedule) else PriceSchedule.constant(price)
+        self.uncertainty = uncertainty or Uncertainty()
+        self.availability_model = AvailabilityModel(
+            capacity, self.uncertainty.sigma, self.uncertainty.distribution
+        )
+        self.tenants: list[ServiceProviderAgent] = []
         self.leases: dict[int, Lease] = {}
         self.in_use = 0
         self.rented_hours = 0.0  # processor-hours of finished leases
+        self.drawn = capacity  # this period's availability, before outages
+        self.lost = 0  # processors out in outages now
         self._next_lease = 0
+        self._outage_size = max(1, round(self.uncertainty.outage_share * capacity))
+        self._rng = rng if rng is not None else model.rng
+        if self.uncertainty.varies:
+            self.model.schedule_event(self._new_period, at=model.time, priority=Priority.HIGH)
+            if self.uncertainty.outage_rate > 0:
+                self._schedule_outage()
+
+    # -- what tenants see ----------------------------------------------------------------------
+    @property
+    def availability(self) -> int:
+        """Processors the pool has for its tenants right now (leased ones included)."""
+        return max(self.drawn - self.lost, 0)
 
     def available(self) -> int:
-        """Processors free right now."""
-        return self.capacity - self.in_use
+        """Processors free to rent right now."""
+        return max(self.availability - self.in_use, 0)
 
-    def forecast(self, now: float) -> CapacityProfile:
-        """Processors expected free from ``now`` on: the pool less every lease until its end."""
-        profile = CapacityProfile(self.capacity, origin=now)
-        for lease in self.leases.values():
-            # A lease past its announced end is expected to end at any moment.
-            if lease.until > now:
-                profile.reserve(now, lease.until - now, lease.processors)
-        return profile
+    def forecast(self, now: float) -> Forecast:
+        """The forecast (the full pool), its error model, and the leases granted."""
+        period = self.uncertainty.period if self.uncertainty.varies else math.inf
+        leases = tuple((lease.until, lease.processors) for lease in self.leases.values())
+        return Forecast(now, period, float(self.capacity), self.availability_model, leases)
 
     def rent(
         self, tenant: str, processors: int, until: float, job: int | None = None
@@ -80,8 +139,41 @@ class ResourceProviderAgent(mesa.Agent):
         del self.leases[lease.id]
         self.in_use -= lease.processors
         now = self.model.time
-        hours = lease.processors * (now - lease.start)
-        self.rented_hours += hours
-        rent = self.price * hours
+        self.rented_hours += lease.processors * (now - lease.start)
+        rent = self.price.cost(lease.processors, lease.start, now)
         self.model.ledger.transfer(now, lease.tenant, self.name, rent, Kind.RENT, lease.job)
         return rent
+
+    # -- what really happens -------------------------------------------------------------------
+    def _changed(self) -> None:
+        for tenant in self.tenants:
+            tenant.capacity_changed()
+
+    def _new_period(self) -> None:
+        if not self.model.running:
+            return
+        u = self.uncertainty
+        mean = self.capacity * (1.0 - u.overbooking)
+        self.drawn = self.availability_model.sample(mean, self._rng)
+        self.model.schedule_event(
+            self._new_period, at=self.model.time + u.period, priority=Priority.HIGH
+        )
+        self._changed()
+
+    def _schedule_outage(self) -> None:
+        delay = float(self._rng.exponential(1.0 / self.uncertainty.outage_rate))
+        self.model.schedule_event(self._outage_starts, at=self.model.time + delay)
+
+    def _outage_starts(self) -> None:
+        if not self.model.running:
+            return
+        u = self.uncertainty
+        self.lost += self._outage_size
+        end = self.model.time + float(self._rng.exponential(u.outage_duration))
+        self.model.schedule_event(self._outage_ends, at=end, priority=Priority.HIGH)
+        self._schedule_outage()
+        self._changed()
+
+    def _outage_ends(self) -> None:
+        self.lost -= self._outage_size
+        self._changed()

@@ -7,8 +7,15 @@ changes": each run re-plans the queue on the resource provider's forecast and st
 planned to start now, renting its processors; the provider then sleeps until the next event or
 the next planned start. A started job keeps its processors to the end (no preemption); it is
 paid the job's utility at completion and pays the rent for the time it held them. Every admitted
-job is completed (§3.1). A job planned to start now for which fewer processors are actually free
-waits for the next run.
+job is completed (§3.1).
+
+Under uncertain capacity (§3.5, §6) a provider with an acceptable ``risk`` plans on the capacity
+available with probability ``1 - risk`` and admits only plans that likely (see
+:class:`agents.policies.admission.PositiveOpportunity`); without one it is
+uncertainty-oblivious and plans on the forecast. When a job is due and fewer processors are free
+than planned, it is reshaped to the widest of its shapes that fits now if ``reshape`` is on ("we
+allowed the uncertainty-oblivious schedulers to reshape a job if it could not fit at
+attempted-execution time", §6), and otherwise waits for the next run.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import mesa
 from mesa.time import Event, Priority
 
 from agents.policies.base import Admission, Decision, Placement, PlanContext, Scheduler
+from agents.policies.risk import plan_within_risk
 from agents.resource_provider import Lease, ResourceProviderAgent
 from market.jobs import Job
 from market.ledger import Kind
@@ -61,12 +69,18 @@ class ServiceProviderAgent(mesa.Agent):
         scheduler: Scheduler,
         admission: Admission,
         resource_provider: ResourceProviderAgent,
+        risk: float | None = None,
+        reshape: bool = True,
     ) -> None:
         super().__init__(model)
         self.name = name
         self.scheduler = scheduler
         self.admission = admission
         self.resource_provider = resource_provider
+        self.risk = risk
+        self.reshape = reshape
+        self.reshaped = 0  # jobs started on fewer processors than planned
+        resource_provider.tenants.append(self)
         self.queue: list[Job] = []  # admitted, not started
         self.records: dict[int, JobRecord] = {}  # every job offered, by id
         self.busy = 0  # processors held now
@@ -78,10 +92,16 @@ class ServiceProviderAgent(mesa.Agent):
 
     # -- what a client sees --------------------------------------------------------------------
     def context(self) -> PlanContext:
-        """What this provider knows now: the forecast free capacity and the price."""
+        """What this provider knows now: the capacity to plan on, the price and the forecast."""
         now = self.model.time
         rp = self.resource_provider
-        return PlanContext(now, rp.forecast(now), rp.price)
+        forecast = rp.forecast(now)
+        return PlanContext(now, forecast.profile(self.risk), rp.price, forecast, self.risk)
+
+    def capacity_changed(self) -> None:
+        """The resource provider's availability changed: run the scheduler again (§3.3)."""
+        if self.queue:
+            self._request_dispatch()
 
     def quote(self, job: Job) -> Decision:
         """Run admission control on ``job``; the decision is recorded whatever the client does."""
@@ -127,7 +147,7 @@ class ServiceProviderAgent(mesa.Agent):
             self._set_wake(None)
             return
         now = self.model.time
-        plan = self.scheduler.plan(self.context(), self.queue)
+        plan = plan_within_risk(self.scheduler, self.context(), self.queue)
         self.last_plan = plan
         started = {p.job.id for p in plan.due(now) if self._start(p)}
         if started:
@@ -146,7 +166,14 @@ class ServiceProviderAgent(mesa.Agent):
     def _start(self, placement: Placement) -> bool:
         job, n = placement.job, placement.processors
         now = self.model.time
-        lease = self.resource_provider.rent(self.name, n, now + job.predicted_runtime(n), job.id)
+        rp = self.resource_provider
+        lease = rp.rent(self.name, n, now + job.predicted_runtime(n), job.id)
+        if lease is None and self.reshape:
+            fits = [m for m in job.shapes if m <= rp.available()]
+            if fits:
+                n = fits[-1]
+                lease = rp.rent(self.name, n, now + job.predicted_runtime(n), job.id)
+                self.reshaped += 1
         if lease is None:
             return False  # fewer processors free than planned: wait for the next run
         record = self.records[job.id]

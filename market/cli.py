@@ -32,6 +32,7 @@ from market.model import GridMarket
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
 from market.sweep import SweepPlan
+from market.swf import SwfError, format_trace_info, trace_info
 
 TABLE_COLUMNS = {
     "variant": "variant",
@@ -103,6 +104,20 @@ def _parser() -> argparse.ArgumentParser:
         "--error", choices=["ci95", "sd"], default="ci95", help="error bars (default: ci95)"
     )
     report.add_argument("--metrics", metavar="A,B", help="only these metrics (default: all)")
+
+    trace = commands.add_parser("trace", help="inspect SWF traces")
+    trace_commands = trace.add_subparsers(dest="trace_command", required=True, parser_class=_Parser)
+    info = trace_commands.add_parser("info", help="summarise an SWF trace")
+    info.add_argument("file", help="an SWF file (.swf or .swf.gz), or a name on the trace path")
+    info.add_argument("--skip-bad", action="store_true", help="skip malformed lines, counted")
+    info.add_argument("--processors", type=int, help="machine size (default: the trace's MaxProcs)")
+
+    dashboard = commands.add_parser("dashboard", help="watch and steer market runs in a browser")
+    dashboard.add_argument(
+        "scenario", nargs="?", help="the scenario new tabs start with (profit/default.yaml)"
+    )
+    dashboard.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    dashboard.add_argument("--port", type=int, default=8050, help="port (8050)")
     return parser
 
 
@@ -265,7 +280,16 @@ def main(argv: list[str] | None = None) -> int:
             return sweep_command(args)
         if args.command == "report":
             return report_command(args)
-    except (UsageError, ScenarioError, BatchError, ReportError) as exc:
+        if args.command == "trace":
+            info = trace_info(args.file, skip_bad=args.skip_bad, max_procs=args.processors)
+            print(format_trace_info(info))
+            return 0
+        if args.command == "dashboard":
+            from dashboards.app import serve
+
+            serve(args.host, args.port, args.scenario)
+            return 0
+    except (UsageError, ScenarioError, BatchError, ReportError, SwfError) as exc:
         print(f"gridmarket: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

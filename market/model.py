@@ -19,12 +19,14 @@ import mesa
 
 from agents.client import ClientAgent
 from agents.policies import make_admission, make_scheduler
-from agents.resource_provider import ResourceProviderAgent
+from agents.resource_provider import ResourceProviderAgent, Uncertainty
 from agents.service_provider import ServiceProviderAgent
 from market.ledger import Ledger
 from market.metrics import provider_timeseries_reporters
 from market.result import RunResult
 from market.scenario import Scenario
+
+STALL_AFTER = 100_000.0  # hours without an arrival or a payment: a run that cannot finish
 
 
 class GridMarket(mesa.Model):
@@ -45,10 +47,21 @@ class GridMarket(mesa.Model):
         self.first_arrival = math.inf
         self.last_arrival = -math.inf
         self.end_time: float | None = None
+        self.arrivals = 0
 
+        # Child streams: clients first, so that job streams never depend on the rest.
+        client_streams = self.rng.spawn(len(scenario.clients))
+        provider_streams = self.rng.spawn(len(scenario.resource_providers))
         self.resource_providers = {
-            rp.name: ResourceProviderAgent(self, rp.name, rp.capacity, rp.price)
-            for rp in scenario.resource_providers
+            rp.name: ResourceProviderAgent(
+                self,
+                rp.name,
+                rp.capacity,
+                rp.price_schedule(),
+                Uncertainty(**rp.uncertainty.model_dump()),
+                stream,
+            )
+            for rp, stream in zip(scenario.resource_providers, provider_streams, strict=True)
         }
         default_rp = scenario.resource_providers[0].name
         self.service_providers = {
@@ -58,13 +71,14 @@ class GridMarket(mesa.Model):
                 make_scheduler(sp.scheduler.name, **sp.scheduler.params),
                 make_admission(sp.admission.name, **sp.admission.params),
                 self.resource_providers[sp.resource_provider or default_rp],
+                risk=sp.risk,
+                reshape=sp.reshape,
             )
             for sp in scenario.service_providers
         }
-        streams = self.rng.spawn(len(scenario.clients))
         self.clients = {}
         first_id = 0
-        for spec, stream in zip(scenario.clients, streams, strict=True):
+        for spec, stream in zip(scenario.clients, client_streams, strict=True):
             jobs = spec.workload.generate(stream, first_id=first_id, client=spec.name)
             first_id += len(jobs)
             providers = [self.service_providers[name] for name in spec.providers or []] or list(
@@ -81,6 +95,7 @@ class GridMarket(mesa.Model):
     # -- called by agents ----------------------------------------------------------------------
     def note_arrival(self, job) -> None:
         """A client submitted ``job`` now (the arrival phase is the utilization window)."""
+        self.arrivals += 1
         self.first_arrival = min(self.first_arrival, self.time)
         self.last_arrival = max(self.last_arrival, self.time)
 
@@ -119,12 +134,16 @@ class GridMarket(mesa.Model):
     def run(self, max_time: float = math.inf) -> RunResult:
         """Run until every job is done (or ``max_time``) and return the result."""
         interval = self.spec.sample_interval
+        progress, since = None, self.time
         while self.running and self.time < max_time:
-            if self._event_list.is_empty():
+            if self._event_list.is_empty() or self.time - since > STALL_AFTER:
                 raise RuntimeError(
-                    f"the market stalled at t={self.time:g}: jobs wait, nothing is due"
+                    f"the market stalled at t={self.time:g}: jobs wait, none can run"
                 )
             self.advance(min(interval, max_time - self.time))
+            now = (len(self.ledger), self.arrivals)
+            if now != progress:
+                progress, since = now, self.time
         return self.result()
 
     def result(self) -> RunResult:

@@ -19,8 +19,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from market.pricing import PriceSchedule
 from market.sweep import SweepSpec
-from market.workloads import Workload
+from market.workloads import ProfitWorkload, Workload
 
 
 class ScenarioError(ValueError):
@@ -52,14 +53,44 @@ class PolicySpec(BaseModel):
         return f"{self.name}({', '.join(f'{k}={v}' for k, v in sorted(self.params.items()))})"
 
 
+class UncertaintySpec(BaseModel):
+    """How a resource provider's actual availability deviates from its forecast (see
+    :mod:`market.forecast` and :mod:`agents.resource_provider`). All zero: it never does."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    sigma: float = Field(0.0, ge=0, description="sd of the forecast error, in processors")
+    distribution: Literal["normal", "laplace", "uniform", "logistic"] = "normal"
+    period: float = Field(1.0, gt=0, description="hours between independent availability draws")
+    overbooking: float = Field(0.0, ge=0, lt=1, description="share promised but not there")
+    outage_rate: float = Field(0.0, ge=0, description="outages per hour (Poisson)")
+    outage_duration: float = Field(1.0, gt=0, description="mean outage length, hours")
+    outage_share: float = Field(0.5, gt=0, le=1, description="share of the pool an outage takes")
+
+
+class PriceChange(BaseModel):
+    """The price per processor-hour from time ``at`` on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    at: float = Field(ge=0)
+    price: float = Field(ge=0)
+
+
 class ResourceProviderSpec(BaseModel):
-    """A resource provider renting out a fixed pool of processors."""
+    """A resource provider renting out a pool of processors."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = "rp"
     capacity: int = Field(10, ge=1, description="processors (Table 1: 10)")
     price: float = Field(3.0, ge=0, description="per processor-hour (Table 1: 3 florins)")
+    price_changes: list[PriceChange] = Field(default_factory=list, description="a price schedule")
+    uncertainty: UncertaintySpec = UncertaintySpec()
+
+    def price_schedule(self) -> PriceSchedule:
+        """The price over time."""
+        return PriceSchedule.steps(self.price, [(c.at, c.price) for c in self.price_changes])
 
 
 class ServiceProviderSpec(BaseModel):
@@ -71,6 +102,10 @@ class ServiceProviderSpec(BaseModel):
     scheduler: PolicySpec = PolicySpec(name="first_profit")
     admission: PolicySpec = PolicySpec(name="positive_opportunity")
     resource_provider: str | None = Field(None, description="default: the first one")
+    risk: float | None = Field(
+        None, gt=0, lt=1, description="acceptable risk (§3.5); none: uncertainty-oblivious"
+    )
+    reshape: bool = Field(True, description="run a due job on fewer processors if short (§6)")
 
     @field_validator("scheduler")
     @classmethod
@@ -95,7 +130,7 @@ class ClientSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = "client"
-    workload: Workload = Workload()
+    workload: Workload = ProfitWorkload()
     offer_rule: Literal["best_quote", "first_accept", "random"] = Field(
         "best_quote", description="see agents.client"
     )

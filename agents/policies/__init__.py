@@ -3,7 +3,13 @@
 Importing this package registers every built-in policy; see :mod:`agents.policies.registry`.
 """
 
-from agents.policies import admission, opportunity, profit  # noqa: F401  (registration)
+from agents.policies import (  # noqa: F401  (registration)
+    admission,
+    backfill,
+    opportunity,
+    profit,
+    qops,
+)
 from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
 from agents.policies.registry import (
     ADMISSIONS,

@@ -7,6 +7,11 @@
   compared by that scheduler's reward metric (§3.4: "we switched to using the same scheduler in
   the admission-control algorithm as we used for job sequencing"). A tie keeps the existing
   schedule: a job that adds nothing is not worth the commitment.
+- Under uncertain capacity with an acceptable risk ``r`` (``ctx.risk``; §3.5, §6),
+  PositiveOpportunity considers only the plans with the job that can be carried out with
+  probability at least ``1 - r`` (:meth:`market.forecast.Forecast.plan_probability`); if none can,
+  it tries again planning on less capacity, and rejects the job as ``too-risky`` when no level
+  works (see :mod:`agents.policies.risk`).
 - :class:`AcceptAll`: admits every job that fits the pool at all; the paper's reference point
   ("simply accepting all jobs did poorly under overload").
 """
@@ -17,6 +22,7 @@ from collections.abc import Sequence
 
 from agents.policies.base import Admission, Decision, Plan, PlanContext, Scheduler
 from agents.policies.registry import register_admission
+from agents.policies.risk import oblivious, places_all, risk_levels, within_risk
 from market.jobs import Job
 
 
@@ -44,18 +50,45 @@ class PositiveOpportunity(Admission):
     def decide(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
     ) -> Decision:
+        if ctx.risk is None or ctx.forecast is None:
+            return self._decide(job, queue, ctx, scheduler)
+        # Under a risk bound, the highest capacity level whose plans keep within it (risk.py).
+        reference = scheduler.plan(oblivious(ctx), [*queue, job])
+        decision = Decision(False, "too-risky", "no capacity level keeps the plan within the risk")
+        for level_ctx in risk_levels(ctx):
+            if not places_all(scheduler.plan(level_ctx, [*queue, job]), reference):
+                break
+            decision = self._decide(job, queue, level_ctx, scheduler)
+            if decision.reason != "too-risky":
+                break
+        return decision
+
+    def _decide(
+        self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
+    ) -> Decision:
         without = scheduler.reward(scheduler.plan(ctx, queue), ctx)
         with_job = [*queue, job]
         best_plan, best_reward = None, None
+        placed, safest = False, 0.0
         for n in job.shapes:
             plan = scheduler.plan(ctx, with_job, pinned={job.id: n})
             if plan.placement_of(job.id) is None:
                 continue
+            placed = True
+            if not within_risk(plan, ctx):  # §3.5: only plans within the acceptable risk
+                safest = max(safest, ctx.plan_probability(plan))
+                continue
             reward = scheduler.reward(plan, ctx)
             if best_reward is None or reward > best_reward:
                 best_plan, best_reward = plan, reward
-        if best_plan is None:
+        if not placed:
             return Decision(False, "no-fit", f"no shape of {job.shapes} fits the capacity")
+        if best_plan is None:
+            detail = (
+                f"the safest plan with the job can be carried out with probability "
+                f"{safest:.3g} < {1.0 - ctx.risk:.3g}"
+            )
+            return Decision(False, "too-risky", detail)
         gain = best_reward - without
         own = best_plan.placement_of(job.id)
         if gain > 0:

@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from market.capacity import CapacityProfile
+from market.forecast import Forecast
 from market.jobs import Job
+from market.pricing import PriceSchedule
 
 
 @dataclass(slots=True)
@@ -28,21 +30,35 @@ class PlanContext:
 
     Attributes:
         now: the current time (hours).
-        capacity: processors it expects to be able to rent from ``now`` on, with its running jobs
-            already taken out.
-        price: rent per processor-hour.
+        capacity: processors it plans on from ``now`` on, leases already granted taken out (the
+            forecast's mean, or the capacity available with probability >= 1 - risk).
+        price: rent per processor-hour (a number or a :class:`~market.pricing.PriceSchedule`).
+        forecast: the resource provider's forecast with its uncertainty, if any.
+        risk: the acceptable risk that a plan cannot be carried out (None: uncertainty-oblivious).
         memo: scratch space a policy may use to reuse work between plans built at this instant
             (e.g. each queued job's best shape while admission tries the new job's shapes).
     """
 
     now: float
     capacity: CapacityProfile
-    price: float
+    price: PriceSchedule | float
+    forecast: Forecast | None = None
+    risk: float | None = None
     memo: dict[Any, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.price, PriceSchedule):
+            self.price = PriceSchedule.constant(self.price)
 
     def rent(self, processors: int, start: float, end: float) -> float:
         """Rent for ``processors`` held over ``[start, end)``."""
-        return self.price * processors * (end - start)
+        return self.price.cost(processors, start, end)
+
+    def plan_probability(self, plan: Plan) -> float:
+        """Probability that ``plan`` can be carried out on the forecast (1 without one)."""
+        if self.forecast is None:
+            return 1.0
+        return self.forecast.plan_probability(plan.placements)
 
 
 class Placement(NamedTuple):

@@ -1,0 +1,134 @@
+"""Queue-order schedulers for a fixed pool: FCFS, EASY backfilling and conservative backfilling,
+the non-deadline references of Islam et al., "QoPS: a QoS based scheme for parallel job
+scheduling" (OSU-CISRC-4/03-TR21) §5 ("EASY and Conservative back-filling").
+
+Each keeps the service provider's queue in the order it is given: arrival order by default, or
+the order an admission policy set (QoPS and its kin return ``Decision.queue_order``). None looks
+at value or price; each reports the plan's profit as its reward (the base class's), which only
+matters if one is combined with a profit-aware admission policy.
+
+Each job runs on one shape, :func:`rigid_shape`: a trace job's only shape, or the widest shape of
+a moldable job (our choice: these schedulers do not choose shapes). A shape pinned by admission
+wins. All three plan with the jobs' runtime *estimates* (``predicted_runtime``).
+
+- :class:`FCFS` (``fcfs``): strict arrival order, no backfilling: each job is placed at its
+  earliest start on what the jobs before it left, but never before the previous job's start, so
+  no job starts ahead of one queued before it.
+- :class:`EASY` (``easy``): EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), defined on
+  the capacity profile as
+
+  1. jobs start now, in queue order, while each fits now for its whole estimated runtime;
+  2. the first job that cannot (the *head*) gets a reservation at its earliest start;
+  3. every later job, in queue order, starts now if it fits now for its whole estimated runtime
+     on what is left with the head's reservation in place, i.e. it either ends (by its estimate)
+     before the reservation or uses only processors the reservation leaves spare. The others
+     wait, unplaced.
+
+  On a fixed pool this is the classic rule (shadow time and extra processors). The plan holds
+  only the jobs starting now and the head's reservation: the waiting jobs are simply left out of
+  ``Plan.placements`` (not put in ``Plan.unplaced``, which means "can never fit"), so the
+  service provider's next run, at the next arrival, completion or the head's reservation, looks
+  at them again. A job too wide for the pool is unplaced and skipped; the next job becomes the
+  head.
+- :class:`Conservative` (``conservative``): conservative backfilling: every queued job gets a
+  reservation, in queue order, each at its earliest start on what the jobs before it left
+  (:func:`agents.policies.list_scheduling.place`). A later job may start earlier than an earlier
+  one only in a gap it fits without moving any earlier reservation. This is the schedule the
+  QoPS-family admission policies check (:mod:`agents.policies.qops`), so pair them with it.
+  Placed in queue order, a job's reservation never moves when jobs are added behind it, and
+  with exact estimates it stays put as time passes; when jobs end early, placing in order of
+  the previous plan's starts (not what the service provider does today) is what guarantees
+  that no reservation moves later.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from agents.policies.base import Placement, Plan, PlanContext, Scheduler
+from agents.policies.list_scheduling import place
+from agents.policies.registry import register_scheduler
+from market.jobs import Job
+
+
+def rigid_shape(job: Job, pinned: Mapping[int, int] | None = None) -> int:
+    """The one shape these schedulers run ``job`` on: a pinned one, else its widest."""
+    if pinned and job.id in pinned:
+        return pinned[job.id]
+    return job.max_shape
+
+
+def _placement(ctx: PlanContext, job: Job, n: int, start: float, runtime: float) -> Placement:
+    end = start + runtime
+    return Placement(job, n, start, end, job.utility(end), ctx.rent(n, start, end))
+
+
+@register_scheduler("fcfs")
+class FCFS(Scheduler):
+    """First come, first served without backfilling: starts never overtake the queue order.
+
+    Each job is placed at its earliest start no earlier than the previous placed job's start
+    (jobs may start together; a later job may use a gap that opens after its predecessor
+    started). Reward: plan profit.
+    """
+
+    def plan(
+        self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
+    ) -> Plan:
+        profile = ctx.capacity.copy()
+        after = ctx.now
+        placements: list[Placement] = []
+        unplaced: list[Job] = []
+        for job in queue:
+            n = rigid_shape(job, pinned)
+            runtime = job.predicted_runtime(n)
+            start = profile.earliest_start(n, runtime, after)
+            if start == math.inf:
+                unplaced.append(job)
+                continue
+            profile.reserve(start, runtime, n)
+            placements.append(_placement(ctx, job, n, start, runtime))
+            after = start
+        return Plan(ctx.now, placements, unplaced)
+
+
+@register_scheduler("easy")
+class EASY(Scheduler):
+    """EASY backfilling: only the first waiting job holds a reservation (see the module
+    docstring for the exact rule). Reward: plan profit."""
+
+    def plan(
+        self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
+    ) -> Plan:
+        profile = ctx.capacity.copy()
+        now = ctx.now
+        placements: list[Placement] = []
+        unplaced: list[Job] = []
+        head_placed = False
+        for job in queue:
+            n = rigid_shape(job, pinned)
+            runtime = job.predicted_runtime(n)
+            start = profile.earliest_start(n, runtime, now)
+            if start == math.inf:
+                unplaced.append(job)
+                continue
+            if start <= now:  # fits now (with the head's reservation, once there is one)
+                profile.reserve(now, runtime, n)
+                placements.append(_placement(ctx, job, n, now, runtime))
+            elif not head_placed:  # the head: its reservation
+                profile.reserve(start, runtime, n)
+                placements.append(_placement(ctx, job, n, start, runtime))
+                head_placed = True
+            # else: waits, unplaced in this plan
+        return Plan(now, placements, unplaced)
+
+
+@register_scheduler("conservative")
+class Conservative(Scheduler):
+    """Conservative backfilling: every job a reservation, in queue order. Reward: plan profit."""
+
+    def plan(
+        self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
+    ) -> Plan:
+        return place(ctx, [(job, rigid_shape(job, pinned)) for job in queue])

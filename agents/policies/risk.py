@@ -1,0 +1,69 @@
+"""Planning within an acceptable risk under uncertain capacity (Popovici & Wilkes SC'05 §3.5).
+
+"When building a schedule, the service provider will not assume it can use resources that will
+generate a higher risk than it is willing to tolerate." Our reading: with acceptable risk ``r``,
+a provider plans future periods on a capacity *level*: first the processors available with
+probability ``1 - r`` in any one period, then one fewer at a time. A plan is within the risk
+when the probability that it can be carried out (:meth:`market.forecast.Forecast.plan_probability`,
+a product over the periods it starts jobs in) is at least ``1 - r``; planning on a lower level
+spreads the same jobs thinner and so raises that probability. A level is usable only while its
+plan still places every job the uncertainty-oblivious plan (on the forecast itself) places: a
+level below a job's shape cannot hold that job at all. Admission and dispatch use the highest
+usable level whose plan is within the risk.
+
+Every admitted job must still be run (§3.1): when no level keeps the admitted queue within the
+risk, dispatch falls back to the oblivious plan rather than leave jobs waiting for ever.
+
+With no uncertainty every plan is certain, the first level is the pool itself, and a risk-aware
+provider plans and decides exactly as an oblivious one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+
+from agents.policies.base import Plan, PlanContext, Scheduler
+from market.jobs import Job
+
+
+def oblivious(ctx: PlanContext) -> PlanContext:
+    """``ctx`` planning on the forecast itself, with no risk bound."""
+    if ctx.risk is None or ctx.forecast is None:
+        return ctx
+    return replace(ctx, capacity=ctx.forecast.profile(None), risk=None)
+
+
+def risk_levels(ctx: PlanContext) -> Iterator[PlanContext]:
+    """``ctx`` planning on decreasing capacity levels (just ``ctx`` without a risk bound)."""
+    if ctx.risk is None or ctx.forecast is None:
+        yield ctx
+        return
+    forecast = ctx.forecast
+    for level in range(forecast.planning_capacity(ctx.risk), 0, -1):
+        yield replace(ctx, capacity=forecast.profile_at(level))
+
+
+def within_risk(plan: Plan, ctx: PlanContext) -> bool:
+    """Whether ``plan`` can be carried out with probability at least ``1 - ctx.risk``."""
+    return ctx.risk is None or ctx.plan_probability(plan) >= 1.0 - ctx.risk
+
+
+def places_all(plan: Plan, reference: Plan) -> bool:
+    """Whether ``plan`` places every job ``reference`` places."""
+    return len(plan.unplaced) <= len(reference.unplaced)
+
+
+def plan_within_risk(scheduler: Scheduler, ctx: PlanContext, queue: Sequence[Job]) -> Plan:
+    """The plan of ``queue`` on the highest usable level within the risk, or else the
+    uncertainty-oblivious plan (admitted jobs must run)."""
+    if ctx.risk is None or ctx.forecast is None:
+        return scheduler.plan(ctx, queue)
+    reference = scheduler.plan(oblivious(ctx), queue)
+    for level_ctx in risk_levels(ctx):
+        plan = scheduler.plan(level_ctx, queue)
+        if not places_all(plan, reference):
+            break
+        if within_risk(plan, level_ctx):
+            return plan
+    return reference
