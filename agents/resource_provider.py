@@ -117,10 +117,12 @@ class ResourceProviderAgent(mesa.Agent):
         return max(self.availability - self.in_use, 0)
 
     def forecast(self, now: float) -> Forecast:
-        """The forecast (the full pool), its error model, and the leases granted."""
+        """Availability now, the forecast (the full pool), its error model, and the leases."""
         period = self.uncertainty.period if self.uncertainty.varies else math.inf
         leases = tuple((lease.until, lease.processors) for lease in self.leases.values())
-        return Forecast(now, period, float(self.capacity), self.availability_model, leases)
+        return Forecast(
+            now, period, float(self.capacity), self.availability_model, leases, self.availability
+        )
 
     def rent(
         self, tenant: str, processors: int, until: float, job: int | None = None

@@ -15,11 +15,11 @@ Our model of that (each choice is a scenario parameter):
 - A started job keeps its processors to its end, whatever ``A_p`` does later (no preemption); a
   job can start only when the processors already held plus its own fit within ``A_p``.
 
-So a plan can be carried out if, in every period, availability covers the processors held at
-each start planned in it. :meth:`Forecast.plan_probability` is that probability: a product over
-periods (independent errors) of ``P(A_p >= need_p)``, with ``need_p`` the most processors held
-just after any start planned in period ``p`` (leases already granted included). Tenants plan on
-the forecast only; what is really there they learn when they try to rent.
+So a plan can be carried out if, in every future period, availability covers the processors held
+at each start planned in it. :meth:`Forecast.plan_probability` is that probability: a product
+over future periods (independent errors) of ``P(A_p >= need_p)``, with ``need_p`` the most
+processors held just after any start planned in period ``p`` (leases already granted included).
+Starts in the current period are certain when the availability now is known.
 """
 
 from __future__ import annotations
@@ -109,11 +109,13 @@ class AvailabilityModel:
 
 @dataclass(frozen=True)
 class Forecast:
-    """What a tenant is told at ``now``: the forecast availability per period, the error model,
-    and every lease granted so far as ``(announced end, processors)``.
+    """What a tenant is told at ``now``: the processors available now, the forecast for every
+    period, the error model, and every lease granted so far as ``(announced end, processors)``.
 
-    A tenant does not see the availability actually drawn: it learns it when it tries to rent
-    (§6: the oblivious schedulers "assumed that its mean was the actual value").
+    An uncertainty-oblivious tenant "assumed that its mean was the actual value" (§6): it plans
+    on the forecast, now included, and finds out what is really there when it tries to rent. A
+    risk-aware one plans the current period on what is available now (no risk: a started job
+    keeps its processors) and later periods on what it can count on (:meth:`profile`).
     """
 
     now: float
@@ -121,40 +123,58 @@ class Forecast:
     forecast: float
     model: AvailabilityModel
     leases: tuple[tuple[float, int], ...] = ()
+    available_now: int | None = None  # None: the same as the forecast
+
+    @property
+    def period_end(self) -> float:
+        """When the current period ends (``inf`` when availability never changes)."""
+        if not math.isfinite(self.period):
+            return math.inf
+        return (math.floor(self.now / self.period) + 1) * self.period
 
     def planning_capacity(self, risk: float | None = None) -> int:
-        """Processors to plan on: the forecast, rounded (``risk`` None: the
+        """Processors to plan on in future periods: the forecast, rounded (``risk`` None: the
         uncertainty-oblivious view), or the most available with probability >= 1 - risk."""
         if risk is None:
             return self.model.realise(self.forecast, 0.0)
         return self.model.quantile(self.forecast, risk)
 
     def profile(self, risk: float | None = None) -> CapacityProfile:
-        """Free processors to plan on at :meth:`planning_capacity` (see :meth:`profile_at`)."""
-        return self.profile_at(self.planning_capacity(risk))
+        """Free processors to plan on: the forecast throughout (``risk`` None), or what is
+        available now for the current period and :meth:`planning_capacity` after it."""
+        if risk is None:
+            return self.profile_at(self.planning_capacity(None))
+        return self.profile_at(self.planning_capacity(risk), self.available_now)
 
-    def profile_at(self, level: int) -> CapacityProfile:
-        """Free processors to plan on: ``level`` less every lease until its announced end
-        (never below 0)."""
-        now = self.now
+    def profile_at(self, level: int, now_level: int | None = None) -> CapacityProfile:
+        """Free processors to plan on: ``now_level`` (default ``level``) until the current period
+        ends, ``level`` after it, less every lease until its announced end (never below 0)."""
+        now, end = self.now, self.period_end
+        if now_level is None:
+            now_level, end = level, math.inf
         ending = sorted((u, n) for u, n in self.leases if u > now)
         held = sum(n for _, n in ending)
-        times, free = [now], [max(level - held, 0)]
-        for until, n in ending:
-            held -= n
-            value = max(level - held, 0)
-            if until > times[-1] and value != free[-1]:
-                times.append(until)
+        steps = sorted({now, *(u for u, _ in ending), *([end] if end < math.inf else [])})
+        times: list[float] = []
+        free: list[int] = []
+        i = 0
+        for t in steps:
+            while i < len(ending) and ending[i][0] <= t:
+                held -= ending[i][1]
+                i += 1
+            value = max((now_level if t < end else level) - held, 0)
+            if not free or value != free[-1]:
+                times.append(t)
                 free.append(value)
-            elif until == times[-1]:
-                free[-1] = value
         return CapacityProfile.from_steps(self.model.capacity, times, free)
 
     def plan_probability(self, placements: Iterable) -> float:
         """Probability that placements (with ``start``, ``end``, ``processors``) can all start
         as planned: the product over periods of ``P(A_p >= need_p)`` (see the module)."""
         placements = list(placements)
-        if not placements:
+        # Starts in the current period are certain when what is there now is known.
+        known = self.period_end if self.available_now is not None else -math.inf
+        if not any(p.start >= known for p in placements):
             return 1.0
         intervals = [(u, n, -math.inf) for u, n in self.leases] + [
             (p.end, p.processors, p.start) for p in placements
@@ -162,6 +182,8 @@ class Forecast:
         need: dict[int, int] = {}
         for p in placements:
             t = p.start
+            if t < known:
+                continue
             held = sum(n for until, n, since in intervals if since <= t < until)
             index = math.floor(t / self.period) if math.isfinite(self.period) else 0
             need[index] = max(need.get(index, 0), held)

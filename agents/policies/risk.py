@@ -2,7 +2,8 @@
 
 "When building a schedule, the service provider will not assume it can use resources that will
 generate a higher risk than it is willing to tolerate." Our reading: with acceptable risk ``r``,
-a provider plans future periods on a capacity *level*: first the processors available with
+a provider plans the current period on what is available now (no risk: a started job keeps its
+processors) and future periods on a capacity *level*: first the processors available with
 probability ``1 - r`` in any one period, then one fewer at a time. A plan is within the risk
 when the probability that it can be carried out (:meth:`market.forecast.Forecast.plan_probability`,
 a product over the periods it starts jobs in) is at least ``1 - r``; planning on a lower level
@@ -41,7 +42,7 @@ def risk_levels(ctx: PlanContext) -> Iterator[PlanContext]:
         return
     forecast = ctx.forecast
     for level in range(forecast.planning_capacity(ctx.risk), 0, -1):
-        yield replace(ctx, capacity=forecast.profile_at(level))
+        yield replace(ctx, capacity=forecast.profile_at(level, forecast.available_now))
 
 
 def within_risk(plan: Plan, ctx: PlanContext) -> bool:

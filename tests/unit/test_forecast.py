@@ -102,6 +102,16 @@ def test_profiles_plan_on_a_level_less_the_leases():
     assert f.profile_at(2).steps() == [(0.5, 0), (3.0, 2)]
 
 
+def test_a_risk_aware_profile_plans_now_on_what_is_there():
+    known = Forecast(0.5, 1.0, 10.0, AvailabilityModel(10, 1.0), ((2.0, 3),), available_now=6)
+    assert known.profile(None).steps() == [(0.5, 7), (2.0, 10)], "oblivious: the forecast"
+    assert known.profile(0.05).steps() == [(0.5, 3), (1.0, 5), (2.0, 8)]
+    assert known.profile_at(4, 6).steps() == [(0.5, 3), (1.0, 1), (2.0, 4)]
+    # starts in the current period are certain once what is there is known
+    assert known.plan_probability([at(0.7, 3, 3)]) == 1.0
+    assert known.plan_probability([at(1.2, 3, 5)]) == pytest.approx(norm.sf(-2.5))
+
+
 def test_price_schedule_integrates_rent_over_changes():
     flat = PriceSchedule.constant(3.0)
     assert flat.cost(2, 1.0, 4.0) == 18.0
@@ -115,7 +125,7 @@ def test_price_schedule_integrates_rent_over_changes():
 
 
 def ctx_with(sigma, risk, now=0.0, leases=()):
-    f = Forecast(now, 1.0, 10.0, AvailabilityModel(10, sigma), tuple(leases))
+    f = Forecast(now, 1.0, 10.0, AvailabilityModel(10, sigma), tuple(leases), available_now=10)
     return PlanContext(now, f.profile(risk), 1.0, forecast=f, risk=risk)
 
 
