@@ -28,7 +28,7 @@ import mesa
 from mesa.time import Event, Priority
 
 from agents.policies.base import Admission, Decision, Placement, PlanContext, Scheduler
-from agents.policies.risk import plan_within_risk
+from agents.policies.risk import plan_within_risk, start_early
 from agents.resource_provider import Lease, ResourceProviderAgent
 from market.jobs import Job
 from market.ledger import Kind
@@ -152,7 +152,16 @@ class ServiceProviderAgent(mesa.Agent):
         started = {p.job.id for p in plan.due(now) if self._start(p)}
         if started:
             self.queue = [job for job in self.queue if job.id not in started]
+        if self.risk is not None:
+            while self.queue and (early := start_early(*self._plan_now())) is not None:
+                if not self._start(early):
+                    break
+                self.queue.remove(early.job)
         self._set_wake(plan.next_start(now))
+
+    def _plan_now(self):
+        ctx = self.context()
+        return self.scheduler, ctx, self.queue, plan_within_risk(self.scheduler, ctx, self.queue)
 
     def _set_wake(self, at: float | None) -> None:
         if self._wake_event is not None:

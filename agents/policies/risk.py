@@ -13,7 +13,9 @@ level below a job's shape cannot hold that job at all. Admission and dispatch us
 usable level whose plan is within the risk.
 
 Every admitted job must still be run (§3.1): when no level keeps the admitted queue within the
-risk, dispatch falls back to the oblivious plan rather than leave jobs waiting for ever.
+risk, dispatch falls back to the oblivious plan rather than leave jobs waiting for ever. And
+processors free now carry no risk: when the level is below what is free now, a risk-aware
+provider may start a job ahead of its plan (:func:`start_early`).
 
 With no uncertainty every plan is certain, the first level is the pool itself, and a risk-aware
 provider plans and decides exactly as an oblivious one.
@@ -24,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from agents.policies.base import Plan, PlanContext, Scheduler
+from agents.policies.base import Placement, Plan, PlanContext, Scheduler
 from market.jobs import Job
 
 
@@ -58,13 +60,54 @@ def places_all(plan: Plan, reference: Plan) -> bool:
 def plan_within_risk(scheduler: Scheduler, ctx: PlanContext, queue: Sequence[Job]) -> Plan:
     """The plan of ``queue`` on the highest usable level within the risk, or else the
     uncertainty-oblivious plan (admitted jobs must run)."""
+    return _plan_within_risk(scheduler, ctx, queue)[0]
+
+
+def _plan_within_risk(
+    scheduler: Scheduler, ctx: PlanContext, queue: Sequence[Job]
+) -> tuple[Plan, bool]:
     if ctx.risk is None or ctx.forecast is None:
-        return scheduler.plan(ctx, queue)
+        return scheduler.plan(ctx, queue), True
     reference = scheduler.plan(oblivious(ctx), queue)
     for level_ctx in risk_levels(ctx):
         plan = scheduler.plan(level_ctx, queue)
         if not places_all(plan, reference):
             break
         if within_risk(plan, level_ctx):
-            return plan
-    return reference
+            return plan, True
+    return reference, False
+
+
+def start_early(
+    scheduler: Scheduler, ctx: PlanContext, queue: Sequence[Job], plan: Plan
+) -> Placement | None:
+    """A job of ``plan`` worth starting now, ahead of its planned start, or None.
+
+    Processors free now carry no risk (a started job keeps them), but a plan on a level below
+    what is free now leaves them idle: a job that would hold them into later periods cannot be
+    placed there. So when the level is below what is free now, a risk-aware provider starts a
+    queued job early if it fits now, the rest of its queue still plans within the risk with that
+    job holding its processors, and the scheduler's reward of the whole rises.
+    """
+    forecast = ctx.forecast
+    if ctx.risk is None or forecast is None or forecast.available_now is None:
+        return None
+    if forecast.planning_capacity(ctx.risk) >= forecast.available_now:
+        return None  # the level does not bind now: the plan already uses what is free
+    now = ctx.now
+    free = forecast.available_now - sum(n for until, n in forecast.leases)
+    current = scheduler.reward(plan, ctx)
+    for placement in plan.placements:
+        job, n = placement.job, placement.processors
+        if placement.start <= now or n > free:
+            continue
+        end = now + job.predicted_runtime(n)
+        busier = replace(forecast, leases=(*forecast.leases, (end, n)))
+        then = replace(ctx, capacity=busier.profile(ctx.risk), forecast=busier)
+        rest, ok = _plan_within_risk(scheduler, then, [j for j in queue if j.id != job.id])
+        if not ok:
+            continue
+        early = Placement(job, n, now, end, job.utility(end), ctx.rent(n, now, end))
+        if scheduler.reward(Plan(now, [early, *rest.placements], rest.unplaced), ctx) > current:
+            return early
+    return None

@@ -163,3 +163,28 @@ def test_dispatch_plan_stays_within_the_risk_or_falls_back_to_running_the_queue(
     plan = plan_within_risk(scheduler, ctx, queue)
     assert not plan.unplaced and len(plan.placements) == 4
     assert ctx.plan_probability(plan) >= 0.95
+
+
+def test_a_risk_aware_provider_starts_a_job_early_on_processors_free_now():
+    # sigma 1, risk 5 %: later periods are planned on 8 of the 10 processors. Job A holds 5 until
+    # t=4. Job B (5 processors, 3 h, decaying) cannot start now in that plan (5 + 5 > 8 after
+    # t=1), so it waits for A. Started now instead, it holds its processors whatever happens, no
+    # later start needs them, and it earns more: start it early.
+    from agents.policies.risk import start_early
+
+    scheduler = make_scheduler("first_profit")
+    b = make_job(1, 15, 100, 5, shapes=(5,))
+    f = Forecast(0.5, 1.0, 10.0, AvailabilityModel(10, 1.0), ((4.0, 5),), available_now=10)
+    ctx = PlanContext(0.5, f.profile(0.05), 1.0, forecast=f, risk=0.05)
+    plan = plan_within_risk(scheduler, ctx, [b])
+    assert plan.placement_of(1).start == 4.0
+    early = start_early(scheduler, ctx, [b], plan)
+    assert early is not None and early.job is b and early.start == 0.5 and early.end == 3.5
+    # no decay and no rent: starting early earns nothing more, so it waits
+    flat = make_job(2, 15, 100, 0, shapes=(5,))
+    ctx0 = PlanContext(0.5, f.profile(0.05), 0.0, forecast=f, risk=0.05)
+    assert start_early(scheduler, ctx0, [flat], plan_within_risk(scheduler, ctx0, [flat])) is None
+    # without uncertainty the level is what is free now: nothing to start early
+    g = Forecast(0.5, 1.0, 10.0, AvailabilityModel(10, 0.0), ((4.0, 5),), available_now=10)
+    ctx_g = PlanContext(0.5, g.profile(0.05), 1.0, forecast=g, risk=0.05)
+    assert start_early(scheduler, ctx_g, [b], plan_within_risk(scheduler, ctx_g, [b])) is None
