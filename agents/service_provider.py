@@ -21,6 +21,7 @@ attempted-execution time", §6), and otherwise waits for the next run.
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -152,6 +153,9 @@ class ServiceProviderAgent(mesa.Agent):
         started = {p.job.id for p in plan.due(now) if self._start(p)}
         if started:
             self.queue = [job for job in self.queue if job.id not in started]
+        if self.scheduler.compresses:
+            planned = {p.job.id: p.start for p in plan.placements}
+            self.queue.sort(key=lambda job: planned.get(job.id, math.inf))  # stable
         if self.risk is not None:
             while self.queue and (early := start_early(*self._plan_now())) is not None:
                 if not self._start(early):

@@ -126,7 +126,16 @@ class EASY(Scheduler):
 
 @register_scheduler("conservative")
 class Conservative(Scheduler):
-    """Conservative backfilling: every job a reservation, in queue order. Reward: plan profit."""
+    """Conservative backfilling: every job a reservation, in queue order. Reward: plan profit.
+
+    It ``compresses``: after every plan the service provider keeps its queue in planned-start
+    order, so that when a job ends early the jobs behind it move up in the order their
+    reservations had, and a job that backfilled ahead of another keeps its place. Without that,
+    QoPS's guarantees can fail when estimates are longer than runtimes (a later job in queue
+    order would take the slot of one that had backfilled ahead of it).
+    """
+
+    compresses = True
 
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None

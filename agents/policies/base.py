@@ -159,6 +159,9 @@ class Scheduler(ABC):
     """
 
     name: ClassVar[str] = ""
+    #: Keep the queue in planned-start order after every plan (conservative backfilling's
+    #: compression: when jobs end early, later reservations move up without overtaking).
+    compresses: ClassVar[bool] = False
 
     @abstractmethod
     def plan(
