@@ -84,6 +84,7 @@ class ServiceProviderAgent(mesa.Agent):
         resource_provider.tenants.append(self)
         self.queue: list[Job] = []  # admitted, not started
         self.records: dict[int, JobRecord] = {}  # every job offered, by id
+        self.accepted = 0  # jobs committed to this provider
         self.busy = 0  # processors held now
         self.running = 0  # jobs running now
         self.last_plan = None
@@ -116,6 +117,7 @@ class ServiceProviderAgent(mesa.Agent):
         if not record.decision.accepted:
             raise ValueError(f"{self.name} did not accept job {job.id}")
         record.committed = True
+        self.accepted += 1
         self.queue.append(job)
         order = record.decision.queue_order
         if order is not None:

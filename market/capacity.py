@@ -60,6 +60,15 @@ class CapacityProfile:
         profile._free = list(free)
         return profile
 
+    @classmethod
+    def _trusted(cls, capacity: int, times: list[float], free: list[int]) -> CapacityProfile:
+        """A profile from steps already known to be valid (no checks: for hot paths)."""
+        profile = cls.__new__(cls)
+        profile.capacity = capacity
+        profile._times = times
+        profile._free = free
+        return profile
+
     def copy(self) -> CapacityProfile:
         """An independent copy (plans are built on copies of a base profile)."""
         clone = CapacityProfile.__new__(CapacityProfile)

@@ -149,24 +149,30 @@ class Forecast:
     def profile_at(self, level: int, now_level: int | None = None) -> CapacityProfile:
         """Free processors to plan on: ``now_level`` (default ``level``) until the current period
         ends, ``level`` after it, less every lease until its announced end (never below 0)."""
-        now, end = self.now, self.period_end
+        now = self.now
+        end = self.period_end if now_level is not None else math.inf
         if now_level is None:
-            now_level, end = level, math.inf
-        ending = sorted((u, n) for u, n in self.leases if u > now)
-        held = sum(n for _, n in ending)
-        steps = sorted({now, *(u for u, _ in ending), *([end] if end < math.inf else [])})
-        times: list[float] = []
-        free: list[int] = []
-        i = 0
-        for t in steps:
-            while i < len(ending) and ending[i][0] <= t:
-                held -= ending[i][1]
-                i += 1
+            now_level = level
+        ending = sorted(lease for lease in self.leases if lease[0] > now)
+        held = 0
+        for _, n in ending:
+            held += n
+        if end < math.inf:
+            ending.append((end, 0))
+            ending.sort()
+        times = [now]
+        free = [max(now_level - held, 0)]
+        for t, n in ending:
+            held -= n
             value = max((now_level if t < end else level) - held, 0)
-            if not free or value != free[-1]:
+            if t == times[-1]:
+                free[-1] = value
+                if len(free) > 1 and free[-2] == value:
+                    del times[-1], free[-1]
+            elif value != free[-1]:
                 times.append(t)
                 free.append(value)
-        return CapacityProfile.from_steps(self.model.capacity, times, free)
+        return CapacityProfile._trusted(self.model.capacity, times, free)
 
     def plan_probability(self, placements: Iterable) -> float:
         """Probability that placements (with ``start``, ``end``, ``processors``) can all start

@@ -36,9 +36,7 @@ def provider_timeseries_reporters() -> dict[str, Any]:
         "utilization": lambda sp: sp.busy / sp.resource_provider.capacity,
         "queue_length": lambda sp: len(sp.queue),
         "running": "running",
-        "accepted_pct": lambda sp: _pct(
-            sum(r.committed for r in sp.records.values()), len(sp.records)
-        ),
+        "accepted_pct": lambda sp: _pct(sp.accepted, len(sp.records)),
     }
 
 

@@ -114,7 +114,7 @@ class AcceptAll(Admission):
     def decide(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
     ) -> Decision:
-        plan = scheduler.plan(ctx, [*queue, job])
-        if plan.placement_of(job.id) is None:
-            return Decision(False, "no-fit", f"no shape of {job.shapes} fits the capacity")
+        if job.shapes[0] > ctx.capacity.capacity:
+            return Decision(False, "no-fit", f"no shape of {job.shapes} fits the pool")
+        plan = scheduler.plan(ctx, [*queue, job])  # for its prediction (EASY may give none)
         return _decision(True, "accept-all", "every job that fits is admitted", plan, job)

@@ -106,3 +106,14 @@ def test_unknown_policies_and_parameters_are_named_in_the_error():
         make_scheduler("nope")
     with pytest.raises(ValueError, match="has no parameter 'alpha'"):
         make_scheduler("first_profit", alpha=1)
+
+
+def test_accept_all_admits_a_job_that_must_wait_under_easy():
+    # EASY plans only the jobs starting now and the head's reservation: a job that waits behind
+    # the head has no placement, but it fits the pool, so accept_all admits it.
+    ctx = make_ctx(2, 0.0)
+    ctx.capacity.reserve(0, 5, 2)
+    head = make_job(0, 2, 10, shapes=(2,))
+    waiting = make_job(1, 2, 10, shapes=(2,))
+    decision = make_admission("accept_all").decide(waiting, [head], ctx, make_scheduler("easy"))
+    assert decision.accepted and decision.start is None
