@@ -9,6 +9,13 @@
 - ``mean_processors``: the mean shape of the jobs it ran.
 - ``realised_pct``: realised profit of completed jobs as a share of the profit their admission
   decision predicted (Figures 3d-6b).
+
+For deadline schedulers (Islam et al., QoPS TR §5): ``unadmitted_pct`` and
+``unadmitted_work_pct`` (the share of offered jobs, and of offered processor-hours of work, not
+admitted); ``deadlines_missed`` (completed jobs that ended after their deadline: 0 when the
+guarantees hold); ``mean_response`` (hours from arrival to completion) and ``mean_slowdown``
+(bounded slowdown, response over max(runtime, 10 s), at least 1) of the completed jobs without a
+user deadline (all jobs when the workload has no deadlines).
 """
 
 from __future__ import annotations
@@ -19,6 +26,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agents.service_provider import ServiceProviderAgent
     from market.model import GridMarket
+
+
+SLOWDOWN_BOUND = 10.0 / 3600.0  # hours: runtimes shorter than 10 s count as 10 s
+
+
+def _mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values) if values else math.nan
 
 
 def _pct(part: float, whole: float) -> float:
@@ -55,6 +69,16 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
             rented += r.processors * max(0.0, min(end, hi) - max(r.start, lo))
     rentable = sp.resource_provider.capacity * (hi - lo) if hi > lo else 0.0
 
+    offered_work = math.fsum(r.job.work for r in records)
+    unadmitted_work = math.fsum(r.job.work for r in records if not r.committed)
+    missed = sum(1 for r in done if r.job.deadline is not None and r.end > r.job.deadline + 1e-9)
+    best_effort = [r for r in done if r.job.deadline is None or r.job.kind == "no-deadline"]
+    responses = [r.end - r.job.arrival for r in best_effort]
+    slowdowns = [
+        max(1.0, (r.end - r.job.arrival) / max(r.end - r.start, SLOWDOWN_BOUND))
+        for r in best_effort
+    ]
+
     predicted = math.fsum(r.decision.expected_profit or 0.0 for r in done)
     realised = math.fsum(r.profit for r in done)
     spec = next(s for s in model.spec.service_providers if s.name == sp.name)
@@ -77,5 +101,10 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
         ),
         "predicted_profit": predicted,
         "realised_pct": _pct(realised, predicted),
+        "unadmitted_pct": _pct(len(sp.records) - committed, len(sp.records)),
+        "unadmitted_work_pct": _pct(unadmitted_work, offered_work),
+        "deadlines_missed": missed,
+        "mean_response": _mean(responses),
+        "mean_slowdown": _mean(slowdowns),
         "end_time": now,
     }

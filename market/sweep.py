@@ -80,6 +80,11 @@ SUMMARY_METRICS: dict[str, type] = {
     "mean_processors": float,
     "predicted_profit": float,
     "realised_pct": float,
+    "unadmitted_pct": float,
+    "unadmitted_work_pct": float,
+    "deadlines_missed": int,
+    "mean_response": float,
+    "mean_slowdown": float,
     "end_time": float,
 }
 

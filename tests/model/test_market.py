@@ -49,6 +49,16 @@ def test_capacity_is_never_exceeded_and_every_accepted_job_runs_once(default_sce
     assert (accepted.processors >= 1).all() and (accepted.processors <= 5).all()
 
 
+def test_response_time_and_slowdown_of_jobs_without_deadlines(default_scenario):
+    result = GridMarket(small(default_scenario, 60), seed=6).run()
+    done = result.jobs.dropna(subset=["end"])
+    row = result.summary.iloc[0]
+    assert row.mean_response == pytest.approx((done.end - done.arrival).mean())
+    slowdown = ((done.end - done.arrival) / (done.end - done.start).clip(lower=10 / 3600)).clip(1)
+    assert row.mean_slowdown == pytest.approx(slowdown.mean())
+    assert row.deadlines_missed == 0 and row.unadmitted_pct == 100 - row.accepted_pct
+
+
 def test_jobs_run_for_their_amdahl_runtime(default_scenario):
     model = GridMarket(small(default_scenario, 40), seed=5)
     model.run()

@@ -66,4 +66,9 @@ def test_admitted_jobs_meet_their_deadlines_when_jobs_end_early(tmp_path, admiss
     ]
     assert late == [], f"{admission} admitted jobs that missed their deadlines: {late}"
     assert admitted.reason.eq("meets-deadlines").all()
+    row = result.summary.iloc[0]
+    assert row.deadlines_missed == 0
+    assert row.unadmitted_pct == pytest.approx(100.0 * (1 - len(admitted) / len(jobs)))
+    rejected_work = jobs[~jobs.committed].work.sum()
+    assert row.unadmitted_work_pct == pytest.approx(100.0 * rejected_work / jobs.work.sum())
     assert jobs[~jobs.committed].reason.isin(["deadline-miss", "no-fit"]).all()
