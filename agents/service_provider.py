@@ -2,6 +2,8 @@
 
 Popovici & Wilkes SC'05 §3: when offered a job, the service provider runs its admission policy
 (§3.4); admitted jobs wait in a queue from which its scheduler builds a preferred plan (§3.3).
+A job keeps the shape it was admitted on: admission chose the plan with that shape (§3.4), and
+re-shaping it later by the scheduler's standalone rule would undo the choice the admission made.
 The scheduler runs "whenever a job arrives, a job completes, or the number of available resources
 changes": each run re-plans the queue on the resource provider's forecast and starts every job
 planned to start now, renting its processors; the provider then sleeps until the next event or
@@ -83,6 +85,7 @@ class ServiceProviderAgent(mesa.Agent):
         self.reshaped = 0  # jobs started on fewer processors than planned
         resource_provider.tenants.append(self)
         self.queue: list[Job] = []  # admitted, not started
+        self.shapes: dict[int, int] = {}  # the shape each queued job was admitted on
         self.records: dict[int, JobRecord] = {}  # every job offered, by id
         self.accepted = 0  # jobs committed to this provider
         self.busy = 0  # processors held now
@@ -98,7 +101,9 @@ class ServiceProviderAgent(mesa.Agent):
         now = self.model.time
         rp = self.resource_provider
         forecast = rp.forecast(now)
-        return PlanContext(now, forecast.profile(self.risk), rp.price, forecast, self.risk)
+        return PlanContext(
+            now, forecast.profile(self.risk), rp.price, forecast, self.risk, self.shapes
+        )
 
     def capacity_changed(self) -> None:
         """The resource provider's availability changed: run the scheduler again (§3.3)."""
@@ -119,6 +124,8 @@ class ServiceProviderAgent(mesa.Agent):
         record.committed = True
         self.accepted += 1
         self.queue.append(job)
+        if record.decision.processors is not None:
+            self.shapes[job.id] = record.decision.processors
         order = record.decision.queue_order
         if order is not None:
             position = {job_id: i for i, job_id in enumerate(order)}
@@ -193,6 +200,7 @@ class ServiceProviderAgent(mesa.Agent):
             return False  # fewer processors free than planned: wait for the next run
         record = self.records[job.id]
         record.processors, record.start, record.lease = n, now, lease
+        self.shapes.pop(job.id, None)
         self.busy += n
         self.running += 1
         end = now + job.runtime(n)

@@ -70,7 +70,7 @@ class PositiveOpportunity(Admission):
         with_job = [*queue, job]
         best_plan, best_reward = None, None
         placed, safest = False, 0.0
-        for n in job.shapes:
+        for n in scheduler.shapes(job):
             plan = scheduler.plan(ctx, with_job, pinned={job.id: n})
             if plan.placement_of(job.id) is None:
                 continue

@@ -81,7 +81,7 @@ class FCFS(Scheduler):
         placements: list[Placement] = []
         unplaced: list[Job] = []
         for job in queue:
-            n = rigid_shape(job, pinned)
+            n = rigid_shape(job, ctx.pins(pinned))
             runtime = job.predicted_runtime(n)
             start = profile.earliest_start(n, runtime, after)
             if start == math.inf:
@@ -107,7 +107,7 @@ class EASY(Scheduler):
         unplaced: list[Job] = []
         head_placed = False
         for job in queue:
-            n = rigid_shape(job, pinned)
+            n = rigid_shape(job, ctx.pins(pinned))
             runtime = job.predicted_runtime(n)
             start = profile.earliest_start(n, runtime, now)
             if start == math.inf:
@@ -140,4 +140,4 @@ class Conservative(Scheduler):
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
     ) -> Plan:
-        return place(ctx, [(job, rigid_shape(job, pinned)) for job in queue])
+        return place(ctx, [(job, rigid_shape(job, ctx.pins(pinned))) for job in queue])

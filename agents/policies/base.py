@@ -35,6 +35,8 @@ class PlanContext:
         price: rent per processor-hour (a number or a :class:`~market.pricing.PriceSchedule`).
         forecast: the resource provider's forecast with its uncertainty, if any.
         risk: the acceptable risk that a plan cannot be carried out (None: uncertainty-oblivious).
+        shapes: the shape each queued job was admitted on, by job id: a commitment every later
+            plan keeps (admission chose the plan with that shape, §3.4).
         memo: scratch space a policy may use to reuse work between plans built at this instant
             (e.g. each queued job's best shape while admission tries the new job's shapes).
     """
@@ -44,11 +46,18 @@ class PlanContext:
     price: PriceSchedule | float
     forecast: Forecast | None = None
     risk: float | None = None
+    shapes: Mapping[int, int] = field(default_factory=dict)
     memo: dict[Any, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.price, PriceSchedule):
             self.price = PriceSchedule.constant(self.price)
+
+    def pins(self, pinned: Mapping[int, int] | None = None) -> Mapping[int, int]:
+        """The admitted shapes, with ``pinned`` (a plan's own forced shapes) on top."""
+        if not pinned:
+            return self.shapes
+        return {**self.shapes, **pinned} if self.shapes else pinned
 
     def rent(self, processors: int, start: float, end: float) -> float:
         """Rent for ``processors`` held over ``[start, end)``."""
@@ -167,7 +176,13 @@ class Scheduler(ABC):
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
     ) -> Plan:
-        """Plan ``queue`` on ``ctx.capacity``. ``pinned`` maps job ids to a forced shape."""
+        """Plan ``queue`` on ``ctx.capacity``. ``pinned`` maps job ids to a forced shape, on top
+        of the shapes jobs were admitted on (``ctx.shapes``; see :meth:`PlanContext.pins`)."""
+
+    def shapes(self, job: Job) -> tuple[int, ...]:
+        """The shapes this scheduler may run ``job`` on, which admission tries (all of them
+        unless the scheduler's rule fixes one)."""
+        return job.shapes
 
     def reward(self, plan: Plan, ctx: PlanContext) -> float:
         """How rewarding ``plan`` is, for admission (§3.4). Profit unless a scheduler says so."""

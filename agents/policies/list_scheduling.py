@@ -44,6 +44,7 @@ class ListScheduler(Scheduler):
     ) -> list[tuple[Job, int]]:
         """``queue`` as ``(job, shape)`` pairs in the order :meth:`plan` places them (ranks
         memoised the same way), for schedulers that build plans from this one's order."""
+        pinned = ctx.pins(pinned)
         ranked = []
         for job in queue:
             if pinned and job.id in pinned:

@@ -53,6 +53,9 @@ class LJF(ListScheduler):
         n = job.shapes[0] if processors is None else processors
         return n, -job.predicted_runtime(n)
 
+    def shapes(self, job: Job) -> tuple[int, ...]:
+        return job.shapes[:1]
+
 
 @register_scheduler("sjf")
 class SJF(ListScheduler):
@@ -64,6 +67,9 @@ class SJF(ListScheduler):
     def rank(self, job: Job, ctx: PlanContext, processors: int | None = None) -> tuple[int, float]:
         n = job.max_shape if processors is None else processors
         return n, job.predicted_runtime(n)
+
+    def shapes(self, job: Job) -> tuple[int, ...]:
+        return job.shapes[-1:]
 
 
 @register_scheduler("first_price")
@@ -209,10 +215,11 @@ class FirstReward(Scheduler):
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
     ) -> Plan:
+        pins = ctx.pins(pinned)
         cost = DelayCost(queue, ctx.now)
         ranked = []
         for job in queue:
-            forced = pinned.get(job.id) if pinned else None
+            forced = pins.get(job.id)
             shape, priority = self.rank(job, ctx, cost, forced)
             ranked.append((job, shape, priority))
         return place(ctx, by_priority(ranked))
