@@ -173,3 +173,22 @@ def relaxed_deadlines(
     """QoPS §4.2, for jobs without a user deadline: ``arrival + max(floor, R x runtime)``
     (``floor`` = 24 hours)."""
     return np.asarray(arrival) + np.maximum(floor, relaxation * np.asarray(runtime))
+
+
+def urgency_factors(
+    rng: np.random.Generator,
+    n: int,
+    urgent_share: float,
+    urgent_factor: float,
+    ratio: float,
+    sd_ratio: float,
+) -> np.ndarray:
+    """Yeo & Buyya (ICPP'06) §4: deadline ÷ runtime per job. A share ``urgent_share`` (20 %) of
+    the jobs is of the high-urgency class with mean ``urgent_factor`` (4); the others have
+    ``ratio`` (the "deadline high:low ratio", 4) times that mean; factors are normal within each
+    class (sd ``sd_ratio`` x the class mean: the paper gives none, 0.2 is our choice) and at
+    least 1, so that a job can always meet its deadline ("always assigned a higher factored
+    value based on the real runtime")."""
+    urgent = rng.random(n) < urgent_share
+    mean = np.where(urgent, urgent_factor, urgent_factor * ratio)
+    return np.maximum(rng.normal(mean, sd_ratio * mean), 1.0)

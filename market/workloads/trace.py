@@ -49,6 +49,10 @@ How a trace becomes a job stream (:meth:`TraceWorkload.prepare`), in order:
      paper writes ``runtime`` for our ``estimate``: they are equal with exact estimates, and with
      trace estimates the estimate keeps every deadline reachable by a planner that trusts it.
    - ``factor`` (VQoPS §3): ``deadline = arrival + k x estimate`` (k = 5 there).
+   - ``urgency`` (Yeo & Buyya, LibraRisk §4): ``deadline = arrival + f x runtime`` with f drawn
+     per original job from a high-urgency class (``urgent_share``, mean ``urgent_factor``) or a
+     low-urgency one (mean ``urgency_ratio`` x that); see
+     :func:`market.workloads.deadlines.urgency_factors`.
 
    With ``deadline_share`` < 1 (QoPS §4.2, §5.2: 20 % or 80 % deadline jobs), each original
    job has a user deadline with that probability (a copy shares its original's draw); the
@@ -80,6 +84,7 @@ from market.workloads.deadlines import (
     factor_deadlines,
     relaxed_deadlines,
     stringency_deadlines,
+    urgency_factors,
 )
 
 SECONDS_PER_HOUR = 3600.0
@@ -173,9 +178,13 @@ class TraceWorkload(BaseModel):
     duplicate_arrival: Literal["same", "random"] = Field(
         "same", description="a duplicate arrives with its original, or at a random time"
     )
-    deadlines: Literal["none", "stringency", "factor"] = "none"
+    deadlines: Literal["none", "stringency", "factor", "urgency"] = "none"
     stringency: float = Field(0.2, ge=0, le=1, description="QoPS §4.1 s (0.2 and 0.5)")
     deadline_factor: float = Field(5.0, gt=0, description="VQoPS §3 k: deadline = k x estimate")
+    urgent_share: float = Field(0.2, ge=0, le=1, description="LibraRisk §4: high-urgency share")
+    urgent_factor: float = Field(4.0, ge=1, description="mean deadline/runtime, high urgency")
+    urgency_ratio: float = Field(4.0, ge=1, description="deadline high:low ratio (§4: 4)")
+    urgency_sd_ratio: float = Field(0.2, ge=0, description="sd within a class; our choice")
     deadline_share: float = Field(
         1.0, ge=0, le=1, description="share of jobs with a user deadline (QoPS §5.2: 0.2, 0.8)"
     )
@@ -210,7 +219,7 @@ class TraceWorkload(BaseModel):
         )
         # Independent streams, each drawn in full whatever the parameters, so that changing
         # the load or the deadline rule never changes the other draws (incremental loads).
-        order_stream, time_stream, mark_stream = rng.spawn(3)
+        order_stream, time_stream, mark_stream, urgency_stream = rng.spawn(4)
 
         submit = arrays["submit"]
         keep = slice(None)
@@ -241,6 +250,10 @@ class TraceWorkload(BaseModel):
         # 5. load
         perm = order_stream.permutation(n) if n else np.empty(0, dtype=np.int64)
         marks = mark_stream.random(n) < self.deadline_share
+        urgency = urgency_factors(
+            urgency_stream, n, self.urgent_share, self.urgent_factor, self.urgency_ratio,
+            self.urgency_sd_ratio,
+        )  # fmt: skip
         origin = np.arange(n)
         copy = np.zeros(n, dtype=np.int64)
         factor = self.load_factor
@@ -262,11 +275,11 @@ class TraceWorkload(BaseModel):
         if len(origin) > n:
             runtime, estimate = runtime[origin], estimate[origin]
             processors, source = processors[origin], source[origin]
-        marks = marks[origin]
+        marks, urgency = marks[origin], urgency[origin]
         ordered = np.lexsort((np.arange(len(arrival)), arrival))  # by arrival, originals first
         arrival, runtime, estimate = arrival[ordered], runtime[ordered], estimate[ordered]
         processors, source = processors[ordered], source[ordered]
-        copy, marks = copy[ordered], marks[ordered]
+        copy, marks, urgency = copy[ordered], marks[ordered], urgency[ordered]
 
         # 6. deadlines
         deadline = np.full(len(arrival), np.nan)
@@ -276,6 +289,8 @@ class TraceWorkload(BaseModel):
             if self.deadlines == "stringency":
                 response = easy_response_times(arrival, processors, runtime, estimate, capacity)
                 user = stringency_deadlines(arrival, estimate, response, self.stringency)
+            elif self.deadlines == "urgency":
+                user = arrival + urgency * runtime
             else:
                 user = factor_deadlines(arrival, estimate, self.deadline_factor)
             deadline = np.where(marks, user, np.nan)

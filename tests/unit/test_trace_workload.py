@@ -167,6 +167,35 @@ def test_factor_deadlines(trace):
     np.testing.assert_allclose(prepared.deadline, prepared.arrival + 5 * prepared.estimate)
 
 
+def test_urgency_deadlines_follow_libra_risk_classes(trace):
+    # LibraRisk §4: 20 % high urgency with deadline/runtime mean 4, the rest 4 x 4 = 16 (normal
+    # within a class, at least 1); copies share their original's factor. A narrow spread (sd
+    # 0.1 x mean) keeps the two classes apart, so that a threshold of 10 tells them apart.
+    workload = TraceWorkload(
+        trace=trace, deadlines="urgency", load_factor=1.5, urgency_sd_ratio=0.1
+    )
+    prepared = workload.prepare(rng())
+    factor = (prepared.deadline - prepared.arrival) / prepared.runtime
+    assert (factor >= 1.0).all()
+    urgent = factor < 10.0
+    assert 0.1 < urgent.mean() < 0.3
+    assert np.mean(factor[urgent]) == pytest.approx(4.0, rel=0.15)
+    assert np.mean(factor[~urgent]) == pytest.approx(16.0, rel=0.1)
+    copies = prepared.copy > 0
+    assert copies.any()
+    originals = {
+        s: f for s, f, c in zip(prepared.source, factor, prepared.copy, strict=True) if c == 0
+    }
+    assert all(
+        np.isclose(originals[s], f)
+        for s, f in zip(prepared.source[copies], factor[copies], strict=True)
+    )
+    other = TraceWorkload(trace=trace, deadlines="urgency", urgency_ratio=8).prepare(rng())
+    np.testing.assert_allclose(
+        other.arrival, workload.model_copy(update={"load_factor": 1.0}).prepare(rng()).arrival
+    )
+
+
 def test_mixed_deadline_and_relaxed_jobs(trace):
     w = TraceWorkload(trace=trace, deadlines="factor", deadline_share=0.2, relaxation=10)
     prepared = w.prepare(rng())
