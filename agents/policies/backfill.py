@@ -78,10 +78,11 @@ class FCFS(Scheduler):
     ) -> Plan:
         profile = ctx.capacity.copy()
         after = ctx.now
+        pins = ctx.pins(pinned)
         placements: list[Placement] = []
         unplaced: list[Job] = []
         for job in queue:
-            n = rigid_shape(job, ctx.pins(pinned))
+            n = rigid_shape(job, pins)
             runtime = job.predicted_runtime(n)
             start = profile.earliest_start(n, runtime, after)
             if start == math.inf:
@@ -103,11 +104,17 @@ class EASY(Scheduler):
     ) -> Plan:
         profile = ctx.capacity.copy()
         now = ctx.now
+        pins = ctx.pins(pinned)
         placements: list[Placement] = []
         unplaced: list[Job] = []
         head_placed = False
+        free_now, free_ever = profile.free_at(now), profile.free_at(math.inf)
         for job in queue:
-            n = rigid_shape(job, ctx.pins(pinned))
+            n = rigid_shape(job, pins)
+            if head_placed and n > free_now:
+                if n > free_ever:
+                    unplaced.append(job)  # more than the profile will ever have free
+                continue  # cannot start now: it waits (a quick test for long queues)
             runtime = job.predicted_runtime(n)
             start = profile.earliest_start(n, runtime, now)
             if start == math.inf:
@@ -116,6 +123,7 @@ class EASY(Scheduler):
             if start <= now:  # fits now (with the head's reservation, once there is one)
                 profile.reserve(now, runtime, n)
                 placements.append(_placement(ctx, job, n, now, runtime))
+                free_now -= n
             elif not head_placed:  # the head: its reservation
                 profile.reserve(start, runtime, n)
                 placements.append(_placement(ctx, job, n, start, runtime))
@@ -140,4 +148,5 @@ class Conservative(Scheduler):
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
     ) -> Plan:
-        return place(ctx, [(job, rigid_shape(job, ctx.pins(pinned))) for job in queue])
+        pins = ctx.pins(pinned)
+        return place(ctx, [(job, rigid_shape(job, pins)) for job in queue])
