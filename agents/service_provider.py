@@ -166,15 +166,19 @@ class ServiceProviderAgent(mesa.Agent):
             planned = {p.job.id: p.start for p in plan.placements}
             self.queue.sort(key=lambda job: planned.get(job.id, math.inf))  # stable
         if self.risk is not None:
-            while self.queue and (early := start_early(*self._plan_now())) is not None:
-                if not self._start(early):
-                    break
-                self.queue.remove(early.job)
+            self._start_early()
         self._set_wake(plan.next_start(now))
 
-    def _plan_now(self):
-        ctx = self.context()
-        return self.scheduler, ctx, self.queue, plan_within_risk(self.scheduler, ctx, self.queue)
+    def _start_early(self) -> None:
+        """Risk-aware: start jobs ahead of the plan on processors free now while
+        :func:`agents.policies.risk.start_early` finds one worth it."""
+        while self.queue:
+            ctx = self.context()
+            current = plan_within_risk(self.scheduler, ctx, self.queue)
+            early = start_early(self.scheduler, ctx, self.queue, current)
+            if early is None or not self._start(early):
+                return
+            self.queue.remove(early.job)
 
     def _set_wake(self, at: float | None) -> None:
         if self._wake_event is not None:

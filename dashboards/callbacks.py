@@ -297,21 +297,19 @@ class Callbacks:
     # -- export -----------------------------------------------------------------------------
     def export_timeseries(self, n_clicks: int | None, sid: str | None) -> dict[str, Any]:
         """The time series of every line, as CSV."""
-        if not n_clicks:
-            raise PreventUpdate
-        with self._session(sid) as session:
-            frame = session.timeseries_frame()
-            name = _slug(session.runs[0].model.spec.name)
-        return dcc.send_data_frame(frame.to_csv, f"{name}-timeseries.csv", index=False)
+        return self._export(n_clicks, sid, Session.timeseries_frame, "timeseries")
 
     def export_jobs(self, n_clicks: int | None, sid: str | None) -> dict[str, Any]:
         """The per-job table of every run, as CSV."""
+        return self._export(n_clicks, sid, Session.jobs_frame, "jobs")
+
+    def _export(self, n_clicks, sid, frame_of, what: str) -> dict[str, Any]:
         if not n_clicks:
             raise PreventUpdate
         with self._session(sid) as session:
-            frame = session.jobs_frame()
+            frame = frame_of(session)
             name = _slug(session.runs[0].model.spec.name)
-        return dcc.send_data_frame(frame.to_csv, f"{name}-jobs.csv", index=False)
+        return dcc.send_data_frame(frame.to_csv, f"{name}-{what}.csv", index=False)
 
     # -- wiring -----------------------------------------------------------------------------
     def register(self, app) -> None:

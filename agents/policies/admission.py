@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from agents.policies.base import Admission, Decision, Plan, PlanContext, Scheduler
 from agents.policies.registry import register_admission
-from agents.policies.risk import oblivious, places_all, risk_levels, within_risk
+from agents.policies.risk import oblivious, places_all, risk_levels
 from market.jobs import Job
 
 
@@ -75,9 +75,11 @@ class PositiveOpportunity(Admission):
             if plan.placement_of(job.id) is None:
                 continue
             placed = True
-            if not within_risk(plan, ctx):  # §3.5: only plans within the acceptable risk
-                safest = max(safest, ctx.plan_probability(plan))
-                continue
+            if ctx.risk is not None:  # §3.5: only plans within the acceptable risk
+                probability = ctx.plan_probability(plan)
+                if probability < 1.0 - ctx.risk:
+                    safest = max(safest, probability)
+                    continue
             reward = scheduler.reward(plan, ctx)
             if best_reward is None or reward > best_reward:
                 best_plan, best_reward = plan, reward

@@ -59,7 +59,7 @@ def test_admitted_jobs_meet_their_deadlines_when_jobs_end_early(tmp_path, admiss
     result = model.run()
     jobs = result.jobs
     admitted = jobs[jobs.committed]
-    assert result.finished and 0 < len(admitted) < len(jobs) + 1
+    assert result.finished and len(admitted) > 0
     deadlines = {r.job.id: r.job.deadline for r in model.service_providers["site"].records.values()}
     late = [
         j for j, end in zip(admitted.job, admitted.end, strict=True) if end > deadlines[j] + 1e-9
