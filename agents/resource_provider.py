@@ -98,6 +98,7 @@ class ResourceProviderAgent(mesa.Agent):
         self.rented_hours = 0.0  # processor-hours of finished leases
         self.drawn = capacity  # this period's availability, before outages
         self.lost = 0  # processors out in outages now
+        self.version = 0  # bumped whenever leases or availability change (tenants cache on it)
         self._next_lease = 0
         self._outage_size = max(1, round(self.uncertainty.outage_share * capacity))
         self._rng = rng if rng is not None else model.rng
@@ -134,12 +135,14 @@ class ResourceProviderAgent(mesa.Agent):
         self._next_lease += 1
         self.leases[lease.id] = lease
         self.in_use += processors
+        self.version += 1
         return lease
 
     def release(self, lease: Lease) -> float:
         """End ``lease`` now; the tenant pays rent for the time it held the processors."""
         del self.leases[lease.id]
         self.in_use -= lease.processors
+        self.version += 1
         now = self.model.time
         self.rented_hours += lease.processors * (now - lease.start)
         rent = self.price.cost(lease.processors, lease.start, now)
@@ -148,6 +151,7 @@ class ResourceProviderAgent(mesa.Agent):
 
     # -- what really happens -------------------------------------------------------------------
     def _changed(self) -> None:
+        self.version += 1
         for tenant in self.tenants:
             tenant.capacity_changed()
 

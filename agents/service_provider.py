@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import mesa
 from mesa.time import Event, Priority
 
-from agents.policies.base import Admission, Decision, Placement, PlanContext, Scheduler
+from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
 from agents.policies.risk import plan_within_risk, start_early
 from agents.resource_provider import Lease, ResourceProviderAgent
 from market.jobs import Job
@@ -94,16 +94,31 @@ class ServiceProviderAgent(mesa.Agent):
         self._completions: list[tuple[float, int]] = []  # (actual end, job id) heap
         self._dispatch_event: Event | None = None
         self._wake_event: Event | None = None
+        self._context: tuple[tuple[float, int], PlanContext] | None = None
+        # The plan admission made with the last job quoted: (job id, context key, plan), and
+        # with the last job committed: (context key, queue ids, plan).
+        self._quoted: tuple[int, tuple[float, int], Plan] | None = None
+        self._admitted: tuple[tuple[float, int], tuple[int, ...], Plan] | None = None
 
     # -- what a client sees --------------------------------------------------------------------
     def context(self) -> PlanContext:
-        """What this provider knows now: the capacity to plan on, the price and the forecast."""
+        """What this provider knows now: the capacity to plan on, the price and the forecast.
+
+        Built once per instant and state of the resource provider: the quotes of an instant and
+        the scheduler run after them share it (and its ``memo``) until a lease or the
+        availability changes. Policies never change a context's profile (they plan on copies).
+        """
         now = self.model.time
         rp = self.resource_provider
+        key = self._context_key()
+        if self._context is not None and self._context[0] == key:
+            return self._context[1]
         forecast = rp.forecast(now)
-        return PlanContext(
+        ctx = PlanContext(
             now, forecast.profile(self.risk), rp.price, forecast, self.risk, self.shapes
         )
+        self._context = (key, ctx)
+        return ctx
 
     def capacity_changed(self) -> None:
         """The resource provider's availability changed: run the scheduler again (§3.3)."""
@@ -111,8 +126,12 @@ class ServiceProviderAgent(mesa.Agent):
             self._request_dispatch()
 
     def quote(self, job: Job) -> Decision:
-        """Run admission control on ``job``; the decision is recorded whatever the client does."""
+        """Run admission control on ``job``; the decision is recorded whatever the client does
+        (without its plan, which is kept only until the job is committed)."""
         decision = self.admission.decide(job, self.queue, self.context(), self.scheduler)
+        if decision.plan is not None:
+            self._quoted = (job.id, self._context[0], decision.plan)
+            decision = decision.without_plan()
         self.records[job.id] = JobRecord(job, decision)
         return decision
 
@@ -124,15 +143,33 @@ class ServiceProviderAgent(mesa.Agent):
         record.committed = True
         self.accepted += 1
         self.queue.append(job)
-        if record.decision.processors is not None:
-            self.shapes[job.id] = record.decision.processors
-        order = record.decision.queue_order
+        decision = record.decision
+        if decision.processors is not None:
+            self.shapes[job.id] = decision.processors
+        order = decision.queue_order
         if order is not None:
             position = {job_id: i for i, job_id in enumerate(order)}
             if len(position) != len(self.queue) or any(j.id not in position for j in self.queue):
                 raise ValueError(f"{self.name}: the decision's queue order is not the queue's")
             self.queue.sort(key=lambda j: position[j.id])
+        plan = self._quoted_plan(job)
+        self._admitted = None
+        if plan is not None and self._dispatch_event is None and not plan.due(self.model.time):
+            self._follow(plan)  # nothing starts now: a run at the end of the instant only waits
+            return
+        if plan is not None:
+            self._admitted = (self._context[0], tuple(j.id for j in self.queue), plan)
         self._request_dispatch()
+
+    def _quoted_plan(self, job: Job) -> Plan | None:
+        """The plan admission made with ``job`` (just committed, in arrival order), if this
+        provider plans without a risk bound and nothing changed since the quote."""
+        quoted, self._quoted = self._quoted, None
+        if quoted is None or quoted[0] != job.id or self.risk is not None:
+            return None
+        if self._context is None or quoted[1] != self._context_key() or self.queue[-1] is not job:
+            return None
+        return quoted[2]
 
     @property
     def idle(self) -> bool:
@@ -154,10 +191,16 @@ class ServiceProviderAgent(mesa.Agent):
     def _dispatch(self) -> None:
         self._dispatch_event = None
         if not self.queue:
+            self._admitted = None
             self._set_wake(None)
             return
+        plan = self._admitted_plan() or plan_within_risk(self.scheduler, self.context(), self.queue)
+        self._follow(plan)
+
+    def _follow(self, plan: Plan) -> None:
+        """Carry out ``plan``: start the jobs due now, keep the queue in plan order if the
+        scheduler compresses, and sleep until the next planned start."""
         now = self.model.time
-        plan = plan_within_risk(self.scheduler, self.context(), self.queue)
         self.last_plan = plan
         started = {p.job.id for p in plan.due(now) if self._start(p)}
         if started:
@@ -168,6 +211,23 @@ class ServiceProviderAgent(mesa.Agent):
         if self.risk is not None:
             self._start_early()
         self._set_wake(plan.next_start(now))
+
+    def _context_key(self) -> tuple[float, int]:
+        return self.model.time, self.resource_provider.version
+
+    def _admitted_plan(self) -> Plan | None:
+        """The plan admission made with the last job committed, if nothing changed since: the
+        same instant, leases and availability, and queue (the job pinned to the shape that plan
+        gave it, which leaves a scheduler's plan as it was)."""
+        admitted, self._admitted = self._admitted, None
+        if admitted is None:
+            return None
+        key, ids, plan = admitted
+        if key != self._context_key() or len(ids) != len(self.queue):
+            return None
+        if any(i != job.id for i, job in zip(ids, self.queue, strict=True)):
+            return None
+        return plan
 
     def _start_early(self) -> None:
         """Risk-aware: start jobs ahead of the plan on processors free now while

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +46,8 @@ class UtilityFunction:
     # -- constructors --------------------------------------------------------------------------
     @classmethod
     def constant(cls, value: float) -> UtilityFunction:
-        """A job worth ``value`` whenever it completes."""
-        return cls((0.0,), (float(value),))
+        """A job worth ``value`` whenever it completes (one shared instance per value)."""
+        return _constant(float(value))
 
     @classmethod
     def linear_decay(
@@ -109,3 +110,9 @@ class UtilityFunction:
             return 0.0
         i = bisect_right(times, t)  # times[i-1] <= t < times[i]
         return (self.values[i - 1] - self.values[i]) / (times[i] - times[i - 1])
+
+
+@lru_cache(maxsize=1024)
+def _constant(value: float) -> UtilityFunction:
+    # Utility functions are immutable, so the many trace jobs of one value can share one.
+    return UtilityFunction((0.0,), (value,))

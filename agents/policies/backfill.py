@@ -104,13 +104,13 @@ class EASY(Scheduler):
     ) -> Plan:
         profile = ctx.capacity.copy()
         now = ctx.now
-        pins = ctx.pins(pinned)
+        pinned_shape = ctx.pins(pinned).get
         placements: list[Placement] = []
         unplaced: list[Job] = []
         head_placed = False
         free_now, free_ever = profile.free_at(now), profile.free_at(math.inf)
         for job in queue:
-            n = rigid_shape(job, pins)
+            n = pinned_shape(job.id) or job.shapes[-1]  # rigid_shape, inlined: the hot loop
             if head_placed and n > free_now:
                 if n > free_ever:
                     unplaced.append(job)  # more than the profile will ever have free

@@ -146,6 +146,9 @@ class Decision:
         queue_order: for policies that keep their queue in an order of their own (QoPS inserts
             a job at a chosen position), the ids of the queued jobs, new one included, in the
             order the service provider must keep; None keeps arrival order.
+        plan: the scheduler's plan of the queue with the job that the decision was made on (the
+            job on its ``processors``), if it was built on the context unchanged; the service
+            provider runs it without planning again when nothing changed before its next run.
     """
 
     accepted: bool
@@ -158,6 +161,22 @@ class Decision:
     expected_profit: float | None = None
     gain: float | None = None
     queue_order: tuple[int, ...] | None = None
+    plan: Plan | None = field(default=None, repr=False, compare=False)
+
+    def without_plan(self) -> Decision:
+        """This decision without its plan (what a record keeps: plans are large)."""
+        return Decision(
+            self.accepted,
+            self.reason,
+            self.detail,
+            self.processors,
+            self.start,
+            self.end,
+            self.expected_value,
+            self.expected_profit,
+            self.gain,
+            self.queue_order,
+        )
 
 
 class Scheduler(ABC):
