@@ -25,12 +25,14 @@ schedulers run again (§3.3: "whenever ... the number of available resources cha
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import mesa
 from mesa.time import Priority
 
+from market.capacity import CapacityProfile
 from market.forecast import AvailabilityModel, Forecast
 from market.ledger import Kind
 from market.pricing import PriceSchedule
@@ -94,6 +96,7 @@ class ResourceProviderAgent(mesa.Agent):
         )
         self.tenants: list[ServiceProviderAgent] = []
         self.leases: dict[int, Lease] = {}
+        self._ends: list[tuple[float, int, int]] = []  # (until, lease id, processors), in order
         self.in_use = 0
         self.rented_hours = 0.0  # processor-hours of finished leases
         self.drawn = capacity  # this period's availability, before outages
@@ -125,6 +128,21 @@ class ResourceProviderAgent(mesa.Agent):
             now, period, float(self.capacity), self.availability_model, leases, self.availability
         )
 
+    def free_profile(self, now: float) -> CapacityProfile:
+        """Processors free from ``now`` on if every lease ends at its announced end: the
+        forecast's :meth:`~market.forecast.Forecast.profile` for a pool that never varies (no
+        uncertainty), built from the leases kept in order of their ends."""
+        ends = self._ends
+        first = bisect_right(ends, (now, math.inf))  # leases announced to end after now
+        times, free = [now], [self.capacity - sum(n for _, _, n in ends[first:])]
+        for until, _, n in ends[first:]:
+            if until == times[-1]:
+                free[-1] += n
+            else:
+                times.append(until)
+                free.append(free[-1] + n)
+        return CapacityProfile._trusted(self.capacity, times, free)
+
     def rent(
         self, tenant: str, processors: int, until: float, job: int | None = None
     ) -> Lease | None:
@@ -134,6 +152,7 @@ class ResourceProviderAgent(mesa.Agent):
         lease = Lease(self._next_lease, tenant, job, processors, self.model.time, until)
         self._next_lease += 1
         self.leases[lease.id] = lease
+        insort(self._ends, (until, lease.id, processors))
         self.in_use += processors
         self.version += 1
         return lease
@@ -141,6 +160,8 @@ class ResourceProviderAgent(mesa.Agent):
     def release(self, lease: Lease) -> float:
         """End ``lease`` now; the tenant pays rent for the time it held the processors."""
         del self.leases[lease.id]
+        ends = self._ends
+        del ends[bisect_left(ends, (lease.until, lease.id, lease.processors))]
         self.in_use -= lease.processors
         self.version += 1
         now = self.model.time

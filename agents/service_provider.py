@@ -113,10 +113,12 @@ class ServiceProviderAgent(mesa.Agent):
         key = self._context_key()
         if self._context is not None and self._context[0] == key:
             return self._context[1]
-        forecast = rp.forecast(now)
-        ctx = PlanContext(
-            now, forecast.profile(self.risk), rp.price, forecast, self.risk, self.shapes
-        )
+        if rp.uncertainty.varies:
+            forecast = rp.forecast(now)
+            capacity = forecast.profile(self.risk)
+        else:  # every plan is certain: plan on the pool, as a risk-aware provider would too
+            forecast, capacity = None, rp.free_profile(now)
+        ctx = PlanContext(now, capacity, rp.price, forecast, self.risk, self.shapes)
         self._context = (key, ctx)
         return ctx
 
