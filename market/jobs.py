@@ -58,9 +58,10 @@ class Job:
     def __post_init__(self) -> None:
         if not self.work > 0:  # also rejects NaN
             raise ValueError(f"job {self.id}: work must be > 0, got {self.work}")
-        if not self.shapes or any(n < 1 for n in self.shapes):
+        shapes = self.shapes
+        if not shapes or min(shapes) < 1:
             raise ValueError(f"job {self.id}: shapes must be processor counts >= 1")
-        if list(self.shapes) != sorted(set(self.shapes)):
+        if len(shapes) > 1 and list(shapes) != sorted(set(shapes)):
             raise ValueError(f"job {self.id}: shapes must be increasing and distinct")
         if not 0.0 <= self.serial_fraction <= 1.0:
             raise ValueError(f"job {self.id}: serial_fraction must be in [0, 1]")
