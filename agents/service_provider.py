@@ -25,6 +25,7 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import mesa
@@ -94,6 +95,12 @@ class ServiceProviderAgent(mesa.Agent):
         self._completions: list[tuple[float, int]] = []  # (actual end, job id) heap
         self._dispatch_event: Event | None = None
         self._wake_event: Event | None = None
+        # Event handlers kept as attributes: Mesa holds an event's callable by weak reference,
+        # and for a bound method it builds a WeakMethod per event (a tenth of a trace replay's
+        # time); a callable the agent keeps gets a plain weak reference, with the same lifetime.
+        self._on_dispatch = partial(self._dispatch)
+        self._on_wake = partial(self._wake)
+        self._on_complete = partial(self._complete_due)
         self._context: tuple[tuple[float, int], PlanContext] | None = None
         # The plan admission made with the last job quoted: (job id, context key, plan), and
         # with the last job committed: (context key, queue ids, plan).
@@ -183,7 +190,7 @@ class ServiceProviderAgent(mesa.Agent):
         """Re-plan once, after everything else that happens at this instant."""
         if self._dispatch_event is None:
             self._dispatch_event = self.model.schedule_event(
-                self._dispatch, at=self.model.time, priority=Priority.LOW
+                self._on_dispatch, at=self.model.time, priority=Priority.LOW
             )
 
     def _wake(self) -> None:
@@ -249,7 +256,7 @@ class ServiceProviderAgent(mesa.Agent):
             self._wake_event.cancel()
             self._wake_event = None
         if at is not None:
-            self._wake_event = self.model.schedule_event(self._wake, at=at)
+            self._wake_event = self.model.schedule_event(self._on_wake, at=at)
 
     def _start(self, placement: Placement) -> bool:
         job, n = placement.job, placement.processors
@@ -271,7 +278,7 @@ class ServiceProviderAgent(mesa.Agent):
         self.running += 1
         end = now + job.runtime(n)
         heapq.heappush(self._completions, (end, job.id))
-        self.model.schedule_event(self._complete_due, at=end, priority=Priority.HIGH)
+        self.model.schedule_event(self._on_complete, at=end, priority=Priority.HIGH)
         return True
 
     def _complete_due(self) -> None:
