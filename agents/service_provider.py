@@ -171,14 +171,14 @@ class ServiceProviderAgent(mesa.Agent):
         self._request_dispatch()
 
     def _quoted_plan(self, job: Job) -> Plan | None:
-        """The plan admission made with ``job`` (just committed, in arrival order), if this
-        provider plans without a risk bound and nothing changed since the quote."""
+        """The plan admission made with ``job`` (just committed), if this provider plans
+        without a risk bound and nothing changed since the quote."""
         quoted, self._quoted = self._quoted, None
         if quoted is None or quoted[0] != job.id or self.risk is not None:
             return None
-        if self._context is None or quoted[1] != self._context_key() or self.queue[-1] is not job:
+        if self._context is None or quoted[1] != self._context_key():
             return None
-        return quoted[2]
+        return quoted[2]  # of the queue with the job, in the order the decision set
 
     @property
     def idle(self) -> bool:

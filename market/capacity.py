@@ -11,7 +11,8 @@ This is the hot path of the project: every admission decision builds several pla
 every queued job. The profile is two parallel Python lists searched with :mod:`bisect`; for the
 tens to low thousands of breakpoints a plan has, that is faster than numpy (no array creation
 per call). Adjacent steps with equal values are merged, so a profile has at most two
-breakpoints per reservation.
+breakpoints per reservation. :meth:`CapacityProfile.reserve_earliest` places a job with one
+search (the planners' inner loop).
 """
 
 from __future__ import annotations
@@ -83,6 +84,12 @@ class CapacityProfile:
         """The first time the profile describes."""
         return self._times[0]
 
+    @property
+    def settled(self) -> tuple[float, int]:
+        """``(t, f)``: from ``t`` on (the last breakpoint) ``f`` processors are free for ever, so
+        a job on at most ``f`` starts by ``max(t, after)`` at the latest."""
+        return self._times[-1], self._free[-1]
+
     def steps(self) -> list[tuple[float, int]]:
         """The breakpoints as ``(time, free from then on)`` pairs."""
         return list(zip(self._times, self._free, strict=True))
@@ -105,23 +112,7 @@ class CapacityProfile:
         Returns ``math.inf`` when no such time exists (more processors than the profile ever
         has free from ``after`` on).
         """
-        times, free = self._times, self._free
-        k = len(times)
-        start = after if after > times[0] else times[0]
-        i = bisect_right(times, start) - 1
-        while True:
-            while free[i] < processors:  # skip to the next step with room
-                i += 1
-                if i == k:
-                    return math.inf
-                start = times[i]
-            end = start + duration
-            j = i + 1
-            while j < k and times[j] < end and free[j] >= processors:
-                j += 1
-            if j == k or times[j] >= end:
-                return start
-            i = j  # the step at j is too small: restart after it
+        return self.reserve_earliest(processors, duration, after, -math.inf)  # reserves nothing
 
     # -- updates -------------------------------------------------------------------------------
     def reserve(self, start: float, duration: float, processors: int) -> None:
@@ -134,6 +125,41 @@ class CapacityProfile:
     def release(self, start: float, duration: float, processors: int) -> None:
         """Give back ``processors`` over ``[start, start + duration)`` (undo a reservation)."""
         self._add(start, start + duration, processors)
+
+    def reserve_earliest(
+        self, processors: int, duration: float, after: float, latest_end: float = math.inf
+    ) -> float:
+        """:meth:`earliest_start`, and :meth:`reserve` there if the job then ends by
+        ``latest_end``, in one search. Returns the earliest start either way (``math.inf`` if
+        none, and then nothing is reserved): the caller knows it reserved iff the start is
+        finite and ``start + duration <= latest_end``."""
+        times, free = self._times, self._free
+        k = len(times)
+        if after > times[0]:
+            start = after
+            i = bisect_right(times, after) - 1
+        else:
+            start = times[0]
+            i = 0
+        try:
+            while True:
+                if free[i] < processors:  # skip to the next step with room
+                    i += 1
+                    while free[i] < processors:  # an IndexError past the last step: none
+                        i += 1
+                    start = times[i]
+                end = start + duration
+                j = i + 1
+                while j < k and times[j] < end and free[j] >= processors:
+                    j += 1
+                if j == k or times[j] >= end:
+                    break
+                i = j  # the step at j is too small: restart after it
+        except IndexError:
+            return math.inf
+        if start < end <= latest_end and processors:
+            self._apply(i, j, start, end, -processors)
+        return start
 
     def _add(self, start: float, end: float, delta: int) -> None:
         if end <= start or delta == 0:
@@ -154,20 +180,32 @@ class CapacityProfile:
                 f"releasing {delta} processors over [{start:g}, {end:g}) exceeds the capacity"
                 f" {self.capacity}"
             )
+        self._apply(i, j, start, end, delta)
+
+    def _apply(self, i: int, j: int, start: float, end: float, delta: int) -> None:
+        """Add ``delta`` over ``[start, end)`` (already checked), where step ``i`` holds
+        ``start`` and ``j`` is the first breakpoint at or after ``end``."""
+        times, free = self._times, self._free
+        k = len(times)
         # Split at end, then at start (inserting at end first keeps index i valid).
-        if j == len(times) or times[j] != end:
+        if j == k or times[j] != end:
             times.insert(j, end)
             free.insert(j, free[j - 1])
+            k += 1
         if times[i] != start:
             i += 1
             j += 1
+            k += 1
             times.insert(i, start)
             free.insert(i, free[i - 1])
-        free[i:j] = [f + delta for f in free[i:j]]
+        if j == i + 1:
+            free[i] += delta
+        else:
+            free[i:j] = [f + delta for f in free[i:j]]
         # Merge equal neighbours at both edges (end first: it does not move i).
-        if j < len(times) and free[j] == free[j - 1]:
+        if j < k and free[j] == free[j - 1]:
             del times[j], free[j]
-        if i > 0 and free[i] == free[i - 1]:
+        if i and free[i] == free[i - 1]:
             del times[i], free[i]
 
     def trim(self, now: float) -> None:

@@ -82,19 +82,19 @@ def value_if_started_now(job: Job, processors: int, ctx: PlanContext) -> float:
 def place(ctx: PlanContext, jobs: Sequence[tuple[Job, int]]) -> Plan:
     """Place ``(job, shape)`` pairs in the given order, each at its earliest start on what the
     pairs before it left of ``ctx.capacity``."""
-    profile = ctx.capacity.copy()
-    now = ctx.now
+    reserve = ctx.capacity.copy().reserve_earliest  # (locals: this is a hot loop)
+    rent, now, inf = ctx.rent, ctx.now, math.inf
     placements: list[Placement] = []
     unplaced: list[Job] = []
+    add = placements.append
     for job, n in jobs:
         runtime = job.predicted_runtime(n)
-        start = profile.earliest_start(n, runtime, now)
-        if start == math.inf:
+        start = reserve(n, runtime, now)
+        if start == inf:
             unplaced.append(job)
             continue
         end = start + runtime
-        profile.reserve(start, runtime, n)
-        placements.append(Placement(job, n, start, end, job.utility(end), ctx.rent(n, start, end)))
+        add(Placement(job, n, start, end, job.utility(end), rent(n, start, end)))
     return Plan(now, placements, unplaced)
 
 

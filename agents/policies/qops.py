@@ -21,7 +21,7 @@ slot of a job placed after it that had backfilled ahead of it, and push it past 
 (``test_without_compression_an_early_end_can_cost_a_deadline``). Keeping the waiting jobs sorted
 by their planned starts after every re-plan (the *compression* of conservative backfilling:
 placing jobs in the order of their planned starts never delays any of them) restores the
-guarantee; the service provider does not do that yet.
+guarantee; the service provider does that for schedulers that ``compress`` (``conservative``).
 
 Common rules (ours where the paper is silent):
 
@@ -52,32 +52,72 @@ The policies:
   ``J`` moved to the top, so ``J`` is placed at ``mid``, and placement restarts from there. More
   than ``k`` violations at one insertion point abandon it; the first point whose schedule meets
   every deadline is taken (§6: "looks at each of these options in a FCFS order"). Cost:
-  O(k log N) schedules per arrival, each placing up to N jobs.
+  O(k log N) schedules per arrival, each placing up to N jobs. (Work saved, same decisions: the
+  first placement at point 0 needs no current schedule unless a job is late there, so it comes
+  first; later points start from copies of the profile taken while the current schedule is
+  placed; a reordering takes back the reservations from ``mid`` on instead of placing the jobs
+  before ``mid`` again.)
 - :class:`MSB` (``msb``, §2.2.1, Figure 1): the waiting jobs keep one order (``order="start"``:
   their planned starts, as Figure 1 re-places removed jobs "in Ascending Scheduled Time order";
   or a heuristic order, as the text says) and the new job is tried at each of the N + 1
   positions; of the schedules meeting every deadline the cheapest is taken. The paper leaves the
   cost function open ("a pre-decided cost function"); ours, ``cost``: ``completion`` (the sum of
   the planned completion times of the waiting jobs and the new one, default) or ``makespan``
-  (the last planned completion). Ties go to the earlier position. Cost: O(N) schedules.
+  (the last planned completion). Ties go to the earlier position. Cost: O(N) schedules. (Work
+  saved, same decisions: at a position, while the jobs after the new one keep their slots of
+  the schedule without it, once the rest all start after it ends they keep theirs too.)
 - :class:`MRT` (``mrt``, §2.2.2, Figure 2): all waiting jobs and the new one are sorted by the
   heuristic and the schedule is rebuilt from empty, a depth-first search after Ramamritham et
   al.: the next job in heuristic order that keeps the partial schedule *strongly feasible*
   (every job in it meets its deadline, and so would each unscheduled job placed next on its own)
   is appended; a job that does not is a backtrack, and so is returning from a dead end to the
   previous partial schedule to try its next job. After ``max_backtracks`` backtracks the job is
-  rejected and the old schedule kept. The paper gives no limit; 10 is our default.
+  rejected and the old schedule kept. The paper gives no limit; 10 is our default. (Work
+  saved: a job that would meet its deadline starting at the profile's last breakpoint needs no
+  search in the strong feasibility check.)
+
+Reading Figure 3, checked against §5.1. % of jobs unadmitted on the full 5,000-job SDSC-SP2
+subset (``scenarios/qops/sdsc_load.yaml``, exact estimates; load 1.6: mean of seeds 1-3, which
+alone move a policy by up to 4 points; load 1.0: seed 1; variants that are not parameters were
+measured with a scratch subclass):
+
+    load / stringency                     1.6/0.2  1.6/0.5  1.0/0.2  1.0/0.5
+    QoPS (defaults: new job first, k=5)      16.2     17.4      7.3      8.7
+      new job sorted in at point 0 only      18.0     17.9      7.1      8.6
+      new job sorted in everywhere           16.7     18.4      7.1      8.6
+      k = 0 / 2 / 10 / 20                 16.1/16.0/16.9/15.6  (1.6/0.5: 18.0/17.1/16.3/17.5)
+      violating job to ts, not mid           17.0     17.4
+      one k for all points together          15.3     16.4
+      reject once a point exceeds k           7.1     12.2      7.2      8.7
+    MSB                                      17.9     19.4      6.9      8.9
+    MRT (max_backtracks=10)                  11.5     14.4      7.1      8.6
+      0 / 2 / 50 backtracks (seeds 1-2)   14.8/14.4/11.9 (10: 11.6)
+
+The defaults are the best-supported reading, not the best-scoring one: the new job first at every
+point is what "points in time where its insertion into the schedule is attempted" and option 2's
+"create a reservation for the newly arrived job" say (the text's option 1 does not place it; sorting
+it in there admits fewer at load 1.6, 0.2 points more at 1.0); ``k`` per point with the next point
+after ``k`` is what the cost O(K log N) and §6's FCFS options say, while Figure 3 step 5 read
+literally (reject when one point exceeds K) never reaches a second point. That reading admits the
+most jobs by rejecting big ones: it leaves 10.8 % of the processor-hours unadmitted (defaults 6.0,
+MSB 7.0, MRT 8.1) at 90.0 % utilization (defaults 93.4, MSB 94.2, MRT 91.9), against §5.1's "QoPS
+and MSB perform comparably". Appending never decided a job here. So §5.1's ranking reproduces only
+in part at full size: QoPS admits more jobs than MSB at load 1.6 and leaves the least work
+unadmitted at 0.2, and MRT has the lowest utilization (1.5-2.5 points below; the paper: 3-5 %), but
+MRT admits the most jobs, and not for its backtracking; at load 1.0 all are within 0.4 points. (On
+the first 600 jobs QoPS admits the most: ``tests/model/test_qops_paper.py``.)
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from typing import Literal
+from collections.abc import Callable, Iterable, Sequence
+from itertools import pairwise
+from operator import itemgetter
+from typing import Literal, NamedTuple
 
-from agents.policies.backfill import rigid_shape
-from agents.policies.base import Admission, Decision, PlanContext, Scheduler
-from agents.policies.list_scheduling import place
+from agents.policies.backfill import Conservative, rigid_shape
+from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
 from agents.policies.registry import register_admission
 from market.capacity import CapacityProfile
 from market.jobs import Job
@@ -85,21 +125,27 @@ from market.jobs import Job
 TOLERANCE = 1e-9  # hours: a planned end this much past a deadline still meets it
 
 Order = Literal["edf", "llf"]
-# (job, shape, start, end) of a placed job
+Rank = tuple[float, float, int]
+# A job as the planners see it, computed once per job: (job, shape, estimated runtime, latest
+# end, heuristic rank). The latest end is the deadline plus TOLERANCE, or inf for a job without
+# a deadline or (in one decision) already late in the current schedule.
+Entry = tuple[Job, int, float, float, Rank | None]
+# (job, shape, start, end) of a placed job; start and end are inf for one that can never run
 Slot = tuple[Job, int, float, float]
+RANK = itemgetter(4)
 
 
-def heuristic(order: str) -> Callable[[Job], tuple[float, float, int]]:
+def heuristic(order: str) -> Callable[[Job], Rank]:
     """The sort key of a heuristic order: ``edf`` or ``llf`` (see the module docstring)."""
     if order == "edf":
 
-        def key(job: Job) -> tuple[float, float, int]:
+        def key(job: Job) -> Rank:
             due = math.inf if job.deadline is None else job.deadline
             return due, job.arrival, job.id
 
     elif order == "llf":
 
-        def key(job: Job) -> tuple[float, float, int]:
+        def key(job: Job) -> Rank:
             if job.deadline is None:
                 return math.inf, job.arrival, job.id
             return job.deadline - job.predicted_runtime(rigid_shape(job)), job.arrival, job.id
@@ -123,52 +169,94 @@ def insertion_points(n: int, append: bool = True) -> list[int]:
     return points
 
 
-class _Check:
-    """The state one decision shares: the context, the jobs already late, and placement."""
+def _fill(profile: CapacityProfile, entries: Iterable[Entry], now: float, slots: list[Slot]) -> int:
+    """Place ``entries`` in order on ``profile``, each at its earliest start, appending their
+    slots; the index of the first that misses its latest end (it is not placed, and placement
+    stops), or -1 if none does."""
+    reserve = profile.reserve_earliest
+    append = slots.append
+    for i, (job, n, runtime, due, _) in enumerate(entries):
+        start = reserve(n, runtime, now, due)
+        end = start + runtime
+        if end > due:
+            return i
+        append((job, n, start, end))
+    return -1
 
-    __slots__ = ("late", "now")
 
-    def __init__(self, ctx: PlanContext, late: set[int]) -> None:
-        self.now = ctx.now
-        self.late = late
+def _unfill(profile: CapacityProfile, entries: Iterable[Entry], slots: Iterable[Slot]) -> None:
+    """Take the reservations of ``entries`` placed at ``slots`` back off ``profile``."""
+    for (_, n, start, _), (_, _, runtime, _, _) in zip(slots, entries, strict=True):
+        if start != math.inf:
+            profile.release(start, runtime, n)
 
-    def misses(self, job: Job, end: float) -> bool:
-        due = job.deadline
-        return due is not None and end > due + TOLERANCE and job.id not in self.late
 
-    def fill(self, profile: CapacityProfile, jobs: Sequence[Job], slots: list[Slot]) -> int:
-        """Place ``jobs`` in order on ``profile``, appending to ``slots``; the index of the first
-        job that misses its deadline (then stop), or -1 if none does."""
-        now = self.now
-        for i, job in enumerate(jobs):
+class _Entries:
+    """The :data:`Entry` of each job a policy plans, computed once per job (its shape, runtime,
+    deadline and rank never change) and kept while it waits."""
+
+    __slots__ = ("_by_job", "key")
+
+    def __init__(self, key: Callable[[Job], Rank] | None) -> None:
+        self.key = key
+        self._by_job: dict[Job, Entry] = {}
+
+    def __call__(self, job: Job) -> Entry:
+        entry = self._by_job.get(job)
+        if entry is None:
             n = rigid_shape(job)
-            runtime = job.predicted_runtime(n)
-            start = profile.earliest_start(n, runtime, now)
-            end = start + runtime
-            if self.misses(job, end):
-                return i
-            if start == math.inf:
-                continue  # cannot run at all (and is late or has no deadline)
-            profile.reserve(start, runtime, n)
-            slots.append((job, n, start, end))
-        return -1
+            due = math.inf if job.deadline is None else job.deadline + TOLERANCE
+            rank = None if self.key is None else self.key(job)
+            entry = self._by_job[job] = (job, n, job.predicted_runtime(n), due, rank)
+        return entry
+
+    def waiting(self, queue: Sequence[Job]) -> list[Entry]:
+        """The entries of ``queue``, forgetting those of jobs no longer waiting."""
+        by_job = self._by_job
+        if len(by_job) > 2 * len(queue) + 64:
+            by_job = self._by_job = {job: by_job[job] for job in queue if job in by_job}
+        return [by_job.get(job) or self(job) for job in queue]
 
 
-def _current(ctx: PlanContext, queue: Sequence[Job]) -> tuple[list[Job], set[int]]:
-    """The waiting jobs in order of planned start in the current schedule (the queue's order
-    placed conservatively; ties and never-placed jobs keep queue order, the latter last), and
-    the ids of those already missing their deadlines in it."""
-    plan = place(ctx, [(job, rigid_shape(job)) for job in queue])
-    start = {p.job.id: p.start for p in plan.placements}
-    late = {
-        p.job.id
-        for p in plan.placements
-        if p.job.deadline is not None and p.end > p.job.deadline + TOLERANCE
-    }
-    late |= {job.id for job in plan.unplaced if job.deadline is not None}
-    position = {job.id: i for i, job in enumerate(queue)}
-    arranged = sorted(queue, key=lambda j: (start.get(j.id, math.inf), position[j.id]))
-    return arranged, late
+class _Current(NamedTuple):
+    """The current schedule, from :func:`_current`."""
+
+    entries: list[Entry]  # the waiting jobs in order of planned start
+    slots: list[Slot]  # their slots, in that order
+    snapshots: dict[int, CapacityProfile] | None  # the profile left by the first p of them
+    late: bool  # whether any job misses its deadline there
+
+
+def _current(ctx: PlanContext, waiting: list[Entry], keep: Iterable[int] = ()) -> _Current:
+    """The ``waiting`` jobs (in queue order) in order of planned start in the current schedule
+    (the queue's order placed conservatively; ties and never-placed jobs keep queue order, the
+    latter last), those already late there given no latest end, and their slots; if the queue
+    is already in that order (the conservative scheduler's compression keeps it so), the profile
+    left by its first ``p`` jobs for each ``p`` in ``keep`` (else None)."""
+    profile = ctx.capacity.copy()
+    reserve = profile.reserve_earliest
+    now = ctx.now
+    keep = set(keep)
+    snapshots: dict[int, CapacityProfile] = {}
+    entries: list[Entry] = []
+    slots: list[Slot] = []
+    late = False
+    for i, entry in enumerate(waiting):
+        if i in keep:
+            snapshots[i] = profile.copy()
+        job, n, runtime, due, rank = entry
+        start = reserve(n, runtime, now)
+        if start + runtime > due:
+            entry = (job, n, runtime, math.inf, rank)
+            late = True
+        entries.append(entry)
+        slots.append((job, n, start, start + runtime))
+    if len(waiting) in keep:
+        snapshots[len(waiting)] = profile
+    if all(a[2] <= b[2] for a, b in pairwise(slots)):
+        return _Current(entries, slots, snapshots, late)
+    order = sorted(range(len(entries)), key=lambda i: slots[i][2])  # stable: ties keep order
+    return _Current([entries[i] for i in order], [slots[i] for i in order], None, late)
 
 
 def _precheck(job: Job, ctx: PlanContext) -> Decision | None:
@@ -190,21 +278,36 @@ def _precheck(job: Job, ctx: PlanContext) -> Decision | None:
     return None
 
 
-def _accept(job: Job, ctx: PlanContext, slots: list[Slot], order: list[Job], why: str) -> Decision:
+def _accept(
+    job: Job, ctx: PlanContext, slots: list[Slot], why: str, scheduler: Scheduler
+) -> Decision:
+    """Admit ``job`` on the schedule ``slots`` (every waiting job's, in the order the queue
+    takes). With the conservative scheduler that schedule is its plan of the queue in that order
+    on the same context, so it goes with the decision: the service provider need not plan
+    again."""
     _, n, start, end = next(slot for slot in slots if slot[0] is job)
     value = job.utility(end)
     due = "no deadline" if job.deadline is None else f"deadline {job.deadline:.4g} h"
-    detail = f"{why}; it runs {start:.4g}-{end:.4g} h ({due})"
+    plan = None
+    if type(scheduler) is Conservative:
+        rent = ctx.rent
+        placements = [
+            Placement(j, m, s, e, j.utility(e), rent(m, s, e))
+            for j, m, s, e in slots
+            if s != math.inf
+        ]
+        plan = Plan(ctx.now, placements, [j for j, _, s, _ in slots if s == math.inf])
     return Decision(
         True,
         "meets-deadlines",
-        detail,
+        f"{why}; it runs {start:.4g}-{end:.4g} h ({due})",
         processors=n,
         start=start,
         end=end,
         expected_value=value,
         expected_profit=value - ctx.rent(n, start, end),
-        queue_order=tuple(j.id for j in order),
+        queue_order=tuple(slot[0].id for slot in slots),
+        plan=plan,
     )
 
 
@@ -237,6 +340,7 @@ class QoPS(Admission):
         self.key = heuristic(order)
         self.new_job = new_job
         self.append = append
+        self._entries = _Entries(self.key)
 
     def decide(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
@@ -244,38 +348,95 @@ class QoPS(Admission):
         rejected = _precheck(job, ctx)
         if rejected is not None:
             return rejected
-        arranged, late = _current(ctx, queue)
-        check = _Check(ctx, late)
-        key = self.key
-        points = insertion_points(len(arranged), self.append)
+        new = self._entries(job)
+        now = ctx.now
+        # Option 1 (ts = 0) needs no current schedule unless a job is late there, so its first
+        # placement comes first (at load 1.6 it alone admits a third of the jobs admitted).
+        first = ctx.capacity.copy()
+        waiting = self._entries.waiting(queue)
+        tail = self._tail(new, waiting)
+        slots: list[Slot] = []
+        miss = _fill(first, tail, now, slots)
+        if miss < 0:
+            return self._accept(job, ctx, scheduler, slots, 0, 0)
+        points = insertion_points(len(queue), self.append)
+        current = _current(ctx, waiting, points)
         prefix = ctx.capacity.copy()
-        prefix_slots: list[Slot] = []
-        placed = 0
+        kept: list[Slot] = []  # the slots of the jobs before the insertion point
         for ts in points:
-            if check.fill(prefix, arranged[placed:ts], prefix_slots) >= 0:
-                break  # cannot happen with a feasible schedule: keeping a prefix delays nobody
-            placed = ts
-            if self.new_job == "first":
-                tail = [job, *sorted(arranged[ts:], key=key)]
+            if ts == 0 and not current.late:
+                found = self._reorder(first, tail, now, slots, miss)  # going on from above
             else:
-                tail = sorted([*arranged[ts:], job], key=key)
-            for violations in range(self.k + 1):
-                slots = prefix_slots.copy()
-                miss = check.fill(prefix.copy(), tail, slots)
-                if miss < 0:
-                    why = f"inserted at position {ts} of {len(arranged)} waiting jobs" + (
-                        f" after {violations} reordering(s)" if violations else ""
-                    )
-                    return _accept(job, ctx, slots, [*arranged[:ts], *tail], why)
-                if violations == self.k:
-                    break
-                failed, mid = tail[miss], miss // 2
-                tail = [*tail[:mid], failed, *sorted(tail[mid:miss] + tail[miss + 1 :], key=key)]
+                if current.snapshots is not None:
+                    profile = current.snapshots[ts]  # the current schedule's first ts jobs
+                    kept = current.slots[:ts]
+                elif _fill(prefix, current.entries[len(kept) : ts], now, kept) >= 0:
+                    break  # cannot happen with a feasible schedule: a kept prefix delays nobody
+                else:
+                    profile = prefix.copy()
+                found = self._reorder(profile, self._tail(new, current.entries[ts:]), now)
+            if found is not None:
+                tail_slots, violations = found
+                return self._accept(job, ctx, scheduler, kept[:ts] + tail_slots, ts, violations)
         detail = (
             f"no schedule meets every deadline at {len(points)} insertion point(s) with up to "
             f"k={self.k} reordering(s) each"
         )
         return Decision(False, "deadline-miss", detail)
+
+    def _tail(self, new: Entry, rest: list[Entry]) -> list[Entry]:
+        """The new job and the jobs after the insertion point, in heuristic order."""
+        if self.new_job == "first":
+            return [new, *sorted(rest, key=RANK)]
+        return sorted([*rest, new], key=RANK)
+
+    def _reorder(
+        self,
+        profile: CapacityProfile,
+        tail: list[Entry],
+        now: float,
+        slots: list[Slot] | None = None,
+        miss: int = -1,
+    ) -> tuple[list[Slot], int] | None:
+        """Figure 3 step 4: place ``tail`` on ``profile`` (or go on from ``slots``, its first
+        placement, which missed at ``miss``); when job ``J`` at ``T`` misses its deadline,
+        re-sort the jobs from ``mid = T // 2`` with ``J`` first and go on from there, at most
+        ``k`` times. The slots of the order found and the violations, or None.
+
+        Going on from ``mid`` takes back the reservations from ``mid`` to ``T`` rather than
+        placing the jobs before ``mid`` again: the profile is then the same step function, so
+        every later placement is the same."""
+        if slots is None:
+            slots = []
+            miss = _fill(profile, tail, now, slots)
+        violations = 0
+        while miss >= 0:
+            if violations == self.k:
+                return None
+            violations += 1
+            done = miss // 2
+            _unfill(profile, tail[done:miss], slots[done:])
+            del slots[done:]
+            rest = sorted(tail[done:miss] + tail[miss + 1 :], key=RANK)
+            tail = [*tail[:done], tail[miss], *rest]
+            miss = _fill(profile, tail[done:], now, slots)
+            if miss >= 0:
+                miss += done
+        return slots, violations
+
+    def _accept(
+        self,
+        job: Job,
+        ctx: PlanContext,
+        scheduler: Scheduler,
+        slots: list[Slot],
+        ts: int,
+        violations: int,
+    ) -> Decision:
+        why = f"inserted at position {ts} of {len(slots) - 1} waiting jobs"
+        if violations:
+            why += f" after {violations} reordering(s)"
+        return _accept(job, ctx, slots, why, scheduler)
 
 
 @register_admission("msb")
@@ -299,9 +460,10 @@ class MSB(Admission):
         self.order = order
         self.key = None if order == "start" else heuristic(order)
         self.cost = cost
+        self._entries = _Entries(self.key)
 
     def _cost(self, slots: list[Slot]) -> float:
-        ends = [end for _, _, _, end in slots]
+        ends = [end for _, _, _, end in slots if end != math.inf]
         if self.cost == "makespan":
             return max(ends)
         return math.fsum(ends)
@@ -312,18 +474,25 @@ class MSB(Admission):
         rejected = _precheck(job, ctx)
         if rejected is not None:
             return rejected
-        arranged, late = _current(ctx, queue)
+        arranged = _current(ctx, self._entries.waiting(queue)).entries
         if self.key is not None:
-            arranged = sorted(arranged, key=self.key)
-        check = _Check(ctx, late)
+            arranged.sort(key=RANK)
+        new = self._entries(job)
+        now = ctx.now
+        baseline: list[Slot] = []  # the fixed order without the job
+        if _fill(ctx.capacity.copy(), arranged, now, baseline) >= 0:
+            baseline = []  # it misses a deadline itself: no shortcut
+        later = [math.inf] * (len(baseline) + 1)  # the earliest baseline start from each on
+        for i in range(len(baseline) - 1, -1, -1):
+            later[i] = min(baseline[i][2], later[i + 1])
         prefix = ctx.capacity.copy()
         prefix_slots: list[Slot] = []
         best: tuple[float, int, list[Slot]] | None = None
         for ts in range(len(arranged) + 1):
-            if ts and check.fill(prefix, arranged[ts - 1 : ts], prefix_slots) >= 0:
+            if ts and _fill(prefix, arranged[ts - 1 : ts], now, prefix_slots) >= 0:
                 break  # the fixed order itself misses a deadline before the job
             slots = prefix_slots.copy()
-            if check.fill(prefix.copy(), [job, *arranged[ts:]], slots) >= 0:
+            if not _insert(prefix.copy(), new, arranged, ts, baseline, later, now, slots):
                 continue
             cost = self._cost(slots)
             if best is None or cost < best[0]:
@@ -333,7 +502,40 @@ class MSB(Admission):
             return Decision(False, "deadline-miss", detail)
         cost, ts, slots = best
         why = f"position {ts} of {len(arranged) + 1} is the cheapest ({self.cost} {cost:.4g} h)"
-        return _accept(job, ctx, slots, [*arranged[:ts], job, *arranged[ts:]], why)
+        return _accept(job, ctx, slots, why, scheduler)
+
+
+def _insert(
+    profile: CapacityProfile,
+    new: Entry,
+    arranged: list[Entry],
+    ts: int,
+    baseline: list[Slot],
+    later: list[float],
+    now: float,
+    slots: list[Slot],
+) -> bool:
+    """MSB's Figure 1 steps b-c: place ``new`` then ``arranged[ts:]`` on ``profile`` (the first
+    ``ts`` placed), appending their slots; whether every deadline is met.
+
+    An exact shortcut: while each job after the new one keeps its slot in ``baseline`` (all of
+    ``arranged`` placed without it), the profile is the baseline's less the new job, so once the
+    jobs left all start after the new job ends (``later[p]``: the earliest baseline start from
+    ``p`` on), they keep their baseline slots too."""
+    if _fill(profile, (new,), now, slots) >= 0:
+        return False
+    if not baseline:
+        return _fill(profile, arranged[ts:], now, slots) < 0
+    end = slots[-1][3]
+    for p in range(ts, len(arranged)):
+        if later[p] >= end:
+            slots.extend(baseline[p:])
+            return True
+        if _fill(profile, arranged[p : p + 1], now, slots) >= 0:
+            return False
+        if slots[-1][2] != baseline[p][2]:  # moved: no shortcut from here on
+            return _fill(profile, arranged[p + 1 :], now, slots) < 0
+    return True
 
 
 @register_admission("mrt")
@@ -353,6 +555,7 @@ class MRT(Admission):
         self.order = order
         self.key = heuristic(order)
         self.max_backtracks = max_backtracks
+        self._entries = _Entries(self.key)
 
     def decide(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
@@ -360,44 +563,25 @@ class MRT(Admission):
         rejected = _precheck(job, ctx)
         if rejected is not None:
             return rejected
-        _, late = _current(ctx, queue)
-        check = _Check(ctx, late)
+        arranged = _current(ctx, self._entries.waiting(queue)).entries
         now = ctx.now
         profile = ctx.capacity.copy()
-        remaining = sorted([*queue, job], key=self.key)
+        remaining = sorted([*arranged, self._entries(job)], key=RANK)
         chosen: list[Slot] = []
-        frames: list[tuple[list[Job], int]] = []  # (remaining before, index chosen) per level
+        frames: list[tuple[list[Entry], int]] = []  # (remaining before, index chosen) per level
         backtracks = 0
         index = 0
-
-        def strongly_feasible(rest: list[Job]) -> bool:
-            for other in rest:
-                if other.deadline is None or other.id in late:
-                    continue
-                n = rigid_shape(other)
-                runtime = other.predicted_runtime(n)
-                if check.misses(other, profile.earliest_start(n, runtime, now) + runtime):
-                    return False
-            return True
 
         while remaining:
             extended = False
             while index < len(remaining):
-                candidate = remaining[index]
-                n = rigid_shape(candidate)
-                runtime = candidate.predicted_runtime(n)
-                start = profile.earliest_start(n, runtime, now)
+                _, n, runtime, due, _ = candidate = remaining[index]
                 rest = [*remaining[:index], *remaining[index + 1 :]]
-                if start == math.inf and not check.misses(candidate, start):
-                    frames.append((remaining, index))  # never runs; no deadline to keep
-                    chosen.append((candidate, n, start, start))
-                    remaining, index, extended = rest, 0, True
-                    break
-                if not check.misses(candidate, start + runtime):
-                    profile.reserve(start, runtime, n)
-                    if strongly_feasible(rest):
+                start = profile.reserve_earliest(n, runtime, now, due)
+                if start + runtime <= due:  # it meets its deadline, or never runs and has none
+                    if start == math.inf or _strongly_feasible(profile, rest, now):
                         frames.append((remaining, index))
-                        chosen.append((candidate, n, start, start + runtime))
+                        chosen.append((candidate[0], n, start, start + runtime))
                         remaining, index, extended = rest, 0, True
                         break
                     profile.release(start, runtime, n)
@@ -410,18 +594,17 @@ class MRT(Admission):
             if not frames:  # every first job fails: no schedule
                 return self._reject(backtracks)
             remaining, index = frames.pop()  # dead end: back to the previous partial schedule
-            _, n, start, end = chosen.pop()
+            _, n, start, _ = chosen.pop()
             if start != math.inf:
-                profile.release(start, end - start, n)
+                profile.release(start, remaining[index][2], n)
             index += 1
             backtracks += 1
             if backtracks > self.max_backtracks:
                 return self._reject(backtracks)
-        slots = [s for s in chosen if s[2] != math.inf]
         why = f"rebuilt in {self.order.upper()} order" + (
             f" with {backtracks} backtrack(s)" if backtracks else ""
         )
-        return _accept(job, ctx, slots, [s[0] for s in chosen], why)
+        return _accept(job, ctx, chosen, why, scheduler)
 
     def _reject(self, backtracks: int) -> Decision:
         detail = (
@@ -429,3 +612,18 @@ class MRT(Admission):
             f"({backtracks} tried)"
         )
         return Decision(False, "deadline-miss", detail)
+
+
+def _strongly_feasible(profile: CapacityProfile, rest: Iterable[Entry], now: float) -> bool:
+    """Whether each of ``rest`` placed next on its own would meet its deadline (§2.2.2). A job
+    that would meet it even starting when the profile has settled needs no search."""
+    settled, room = profile.settled
+    settled = max(settled, now)
+    for _, n, runtime, due, _ in rest:
+        if (
+            due != math.inf
+            and (n > room or settled + runtime > due)
+            and profile.earliest_start(n, runtime, now) + runtime > due
+        ):
+            return False
+    return True

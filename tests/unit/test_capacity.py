@@ -212,6 +212,24 @@ def test_reserve_of_nothing_is_a_no_op() -> None:
     assert profile.steps() == gap_profile().steps()
 
 
+def test_settled_is_the_last_step() -> None:
+    assert gap_profile().settled == (6.0, 4)
+    assert CapacityProfile(8, origin=2.5, free=3).settled == (2.5, 3)
+
+
+def test_reserve_earliest_reserves_at_the_earliest_start_if_it_ends_in_time() -> None:
+    profile = gap_profile()
+    assert profile.reserve_earliest(2, 2.0, 0.0, latest_end=2.5) == 1.0  # would end at 3
+    assert profile.steps() == gap_profile().steps()
+    assert profile.reserve_earliest(2, 2.0, 0.0, latest_end=3.0) == 1.0
+    assert profile.steps() == [(0.0, 0), (1.0, 2), (3.0, 0), (6.0, 4)]
+    assert profile.reserve_earliest(3, 1.0, 0.0) == 6.0  # no latest end: always reserved
+    assert profile.steps() == [(0.0, 0), (1.0, 2), (3.0, 0), (6.0, 1), (7.0, 4)]
+    assert profile.reserve_earliest(5, 1.0, 0.0) == math.inf
+    assert profile.reserve_earliest(2, 0.0, 0.0) == 1.0  # nothing to reserve
+    assert profile.steps() == [(0.0, 0), (1.0, 2), (3.0, 0), (6.0, 1), (7.0, 4)]
+
+
 def test_over_reserve_raises_and_leaves_profile_unchanged() -> None:
     profile = CapacityProfile(4)
     profile.reserve(2.0, 3.0, 3)
@@ -319,16 +337,19 @@ def brute_min_free(ref: list[int], start: int, end: int) -> int:
 @st.composite
 def scenarios(draw: st.DrawFn) -> tuple[int, list[tuple]]:
     """A capacity and a list of operations: ("place", n, d, after) reserves at the earliest
-    start; ("release", k) gives back the k-th held reservation (mod their number);
+    start; ("fit", n, d, after, latest) does so with :meth:`reserve_earliest` if the job ends by
+    ``latest``; ("release", k) gives back the k-th held reservation (mod their number);
     ("force", s, d, n) and ("give", s, d, n) try to reserve / release at a fixed place, which
     must fail exactly when the grid says so."""
     capacity = draw(st.integers(1, 8))
     ops: list[tuple] = []
     for _ in range(draw(st.integers(1, 40))):
-        kind = draw(st.sampled_from(["place", "place", "release", "force", "give"]))
-        if kind == "place":
+        kind = draw(st.sampled_from(["place", "place", "fit", "release", "force", "give"]))
+        if kind in ("place", "fit"):
             n = draw(st.integers(1, capacity + 1))  # capacity + 1 never fits
             ops.append((kind, n, draw(st.integers(1, 12)), draw(st.integers(0, H + 3))))
+            if kind == "fit":
+                ops[-1] += (draw(st.sampled_from([math.inf, *range(H - 10, H + 1)])),)
         elif kind == "release":
             ops.append((kind, draw(st.integers(0, 1000))))
         else:
@@ -361,6 +382,17 @@ def test_profile_matches_brute_force_grid(scenario: tuple[int, list[tuple]]) -> 
             profile.reserve(start, float(d), n)
             take(int(start), d, n)
             held.append((int(start), d, n))
+        elif op[0] == "fit":
+            _, n, d, after, latest = op
+            expected = brute_earliest(ref, n, d, after)
+            if expected + d <= H:  # keep every reservation inside the grid
+                before = profile.steps()
+                assert profile.reserve_earliest(n, float(d), float(after), latest) == expected
+                if expected + d <= latest:
+                    take(int(expected), d, n)
+                    held.append((int(expected), d, n))
+                else:
+                    assert profile.steps() == before
         elif op[0] == "release":
             if held:
                 s, d, n = held.pop(op[1] % len(held))
