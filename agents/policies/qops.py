@@ -111,6 +111,7 @@ the first 600 jobs QoPS admits the most: ``tests/model/test_qops_paper.py``.)
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from itertools import pairwise
 from operator import itemgetter
@@ -311,8 +312,34 @@ def _accept(
     )
 
 
+class _Guarantee(Admission):
+    """What QoPS, MSB and MRT share: an order of the waiting jobs (``key``, None for their
+    planned starts), each job's :data:`Entry` computed once, and :func:`_precheck` before the
+    policy's own search (:meth:`_search`)."""
+
+    def __init__(self, order: str, key: Callable[[Job], Rank] | None) -> None:
+        self.order = order
+        self.key = key
+        self._entries = _Entries(key)
+
+    def decide(
+        self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
+    ) -> Decision:
+        rejected = _precheck(job, ctx)
+        if rejected is not None:
+            return rejected
+        return self._search(job, queue, ctx, scheduler)
+
+    @abstractmethod
+    def _search(
+        self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
+    ) -> Decision:
+        """Admit ``job`` if a schedule meeting every deadline is found (it fits the pool, and
+        meets its own deadline alone)."""
+
+
 @register_admission("qops")
-class QoPS(Admission):
+class QoPS(_Guarantee):
     """QoPS (§3, Figure 3): try log2 N insertion points, reordering at most ``k`` times each.
 
     Args:
@@ -335,19 +362,14 @@ class QoPS(Admission):
             raise ValueError(f"k must be >= 0, got {k}")
         if new_job not in ("first", "sorted"):
             raise ValueError(f"new_job must be 'first' or 'sorted', got {new_job!r}")
+        super().__init__(order, heuristic(order))
         self.k = k
-        self.order = order
-        self.key = heuristic(order)
         self.new_job = new_job
         self.append = append
-        self._entries = _Entries(self.key)
 
-    def decide(
+    def _search(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
     ) -> Decision:
-        rejected = _precheck(job, ctx)
-        if rejected is not None:
-            return rejected
         new = self._entries(job)
         now = ctx.now
         # Option 1 (ts = 0) needs no current schedule unless a job is late there, so its first
@@ -440,7 +462,7 @@ class QoPS(Admission):
 
 
 @register_admission("msb")
-class MSB(Admission):
+class MSB(_Guarantee):
     """Modified Slack-Based (§2.2.1, Figure 1): the new job at each of the N + 1 positions of a
     fixed order, the cheapest schedule meeting every deadline.
 
@@ -457,10 +479,8 @@ class MSB(Admission):
     ) -> None:
         if cost not in ("completion", "makespan"):
             raise ValueError(f"cost must be 'completion' or 'makespan', got {cost!r}")
-        self.order = order
-        self.key = None if order == "start" else heuristic(order)
+        super().__init__(order, None if order == "start" else heuristic(order))
         self.cost = cost
-        self._entries = _Entries(self.key)
 
     def _cost(self, slots: list[Slot]) -> float:
         ends = [end for _, _, _, end in slots if end != math.inf]
@@ -468,12 +488,9 @@ class MSB(Admission):
             return max(ends)
         return math.fsum(ends)
 
-    def decide(
+    def _search(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
     ) -> Decision:
-        rejected = _precheck(job, ctx)
-        if rejected is not None:
-            return rejected
         arranged = _current(ctx, self._entries.waiting(queue)).entries
         if self.key is not None:
             arranged.sort(key=RANK)
@@ -539,7 +556,7 @@ def _insert(
 
 
 @register_admission("mrt")
-class MRT(Admission):
+class MRT(_Guarantee):
     """Modified Real-Time (§2.2.2, Figure 2): rebuild the schedule in heuristic order, keeping
     it strongly feasible, backtracking at most ``max_backtracks`` times.
 
@@ -552,17 +569,12 @@ class MRT(Admission):
     def __init__(self, order: Order = "edf", max_backtracks: int = 10) -> None:
         if max_backtracks < 0:
             raise ValueError(f"max_backtracks must be >= 0, got {max_backtracks}")
-        self.order = order
-        self.key = heuristic(order)
+        super().__init__(order, heuristic(order))
         self.max_backtracks = max_backtracks
-        self._entries = _Entries(self.key)
 
-    def decide(
+    def _search(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
     ) -> Decision:
-        rejected = _precheck(job, ctx)
-        if rejected is not None:
-            return rejected
         arranged = _current(ctx, self._entries.waiting(queue)).entries
         now = ctx.now
         profile = ctx.capacity.copy()
