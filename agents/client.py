@@ -73,7 +73,8 @@ class ClientAgent(mesa.Agent):
         self.model.note_arrival(job)
         if self.offer(job) is not None:
             self.placed += 1
-        self.model.check_finished()
+        if self._next is None:  # the market can only have finished once this client has
+            self.model.check_finished()
 
     def offer(self, job: Job) -> ServiceProviderAgent | None:
         """Offer ``job`` by the offer rule; returns the provider that took it, if any."""

@@ -25,8 +25,9 @@ schedulers run again (§3.3: "whenever ... the number of available resources cha
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 import mesa
@@ -96,7 +97,9 @@ class ResourceProviderAgent(mesa.Agent):
         )
         self.tenants: list[ServiceProviderAgent] = []
         self.leases: dict[int, Lease] = {}
-        self._ends: list[tuple[float, int, int]] = []  # (until, lease id, processors), in order
+        # The announced ends of the leases, in order, and the processors ending at each.
+        self._end_times: list[float] = []
+        self._ending: list[int] = []
         self.in_use = 0
         self.rented_hours = 0.0  # processor-hours of finished leases
         self.drawn = capacity  # this period's availability, before outages
@@ -131,17 +134,25 @@ class ResourceProviderAgent(mesa.Agent):
     def free_profile(self, now: float) -> CapacityProfile:
         """Processors free from ``now`` on if every lease ends at its announced end: the
         forecast's :meth:`~market.forecast.Forecast.profile` for a pool that never varies (no
-        uncertainty), built from the leases kept in order of their ends."""
-        ends = self._ends
-        first = bisect_right(ends, (now, math.inf))  # leases announced to end after now
-        times, free = [now], [self.capacity - sum(n for _, _, n in ends[first:])]
-        for until, _, n in ends[first:]:
-            if until == times[-1]:
-                free[-1] += n
-            else:
-                times.append(until)
-                free.append(free[-1] + n)
-        return CapacityProfile._trusted(self.capacity, times, free)
+        uncertainty), from the leases' ends kept in order (a lease past its announced end no
+        longer counts, as in the forecast)."""
+        first = bisect_right(self._end_times, now)
+        ending = self._ending[first:]
+        free = list(accumulate(ending, initial=self.capacity - sum(ending)))
+        return CapacityProfile._trusted(self.capacity, [now, *self._end_times[first:]], free)
+
+    def _lease_ends(self, until: float, processors: int) -> None:
+        """``processors`` more (negative: fewer) leased processors are announced to end at
+        ``until``."""
+        times, ending = self._end_times, self._ending
+        i = bisect_left(times, until)
+        if i < len(times) and times[i] == until:
+            ending[i] += processors
+            if not ending[i]:
+                del times[i], ending[i]
+        else:
+            times.insert(i, until)
+            ending.insert(i, processors)
 
     def rent(
         self, tenant: str, processors: int, until: float, job: int | None = None
@@ -152,7 +163,7 @@ class ResourceProviderAgent(mesa.Agent):
         lease = Lease(self._next_lease, tenant, job, processors, self.model.time, until)
         self._next_lease += 1
         self.leases[lease.id] = lease
-        insort(self._ends, (until, lease.id, processors))
+        self._lease_ends(until, processors)
         self.in_use += processors
         self.version += 1
         return lease
@@ -160,8 +171,7 @@ class ResourceProviderAgent(mesa.Agent):
     def release(self, lease: Lease) -> float:
         """End ``lease`` now; the tenant pays rent for the time it held the processors."""
         del self.leases[lease.id]
-        ends = self._ends
-        del ends[bisect_left(ends, (lease.until, lease.id, lease.processors))]
+        self._lease_ends(lease.until, -lease.processors)
         self.in_use -= lease.processors
         self.version += 1
         now = self.model.time

@@ -187,8 +187,13 @@ class ServiceProviderAgent(mesa.Agent):
 
     # -- the scheduler run ---------------------------------------------------------------------
     def _request_dispatch(self) -> None:
-        """Re-plan once, after everything else that happens at this instant."""
-        if self._dispatch_event is None:
+        """Re-plan once, after everything else that happens at this instant: at once if nothing
+        else is scheduled now (the usual case in a trace replay), else in a low-priority event."""
+        if self._dispatch_event is not None:
+            return
+        if self.model.instant_is_over():
+            self._dispatch()
+        else:
             self._dispatch_event = self.model.schedule_event(
                 self._on_dispatch, at=self.model.time, priority=Priority.LOW
             )
@@ -295,7 +300,8 @@ class ServiceProviderAgent(mesa.Agent):
             self.busy -= record.processors
             self.running -= 1
         self._request_dispatch()
-        self.model.check_finished()
+        if self.idle:  # the market can only have finished if this provider is idle
+            self.model.check_finished()
 
     # -- money -------------------------------------------------------------------------------
     @property

@@ -126,6 +126,25 @@ class CapacityProfile:
         """Give back ``processors`` over ``[start, start + duration)`` (undo a reservation)."""
         self._add(start, start + duration, processors)
 
+    def reserve_at(self, start: float, duration: float, processors: int) -> bool:
+        """:meth:`reserve` if ``processors`` are free throughout ``[start, start + duration)``;
+        returns whether it did (a test and a reservation in one search)."""
+        times, free = self._times, self._free
+        if start < times[0]:
+            raise CapacityError(f"cannot change the profile before its origin {times[0]}")
+        end = start + duration
+        i = bisect_right(times, start) - 1
+        if free[i] < processors:
+            return False
+        j, k = i + 1, len(times)
+        while j < k and times[j] < end:
+            if free[j] < processors:
+                return False
+            j += 1
+        if end > start and processors:
+            self._apply(i, j, start, end, -processors)
+        return True
+
     def reserve_earliest(
         self, processors: int, duration: float, after: float, latest_end: float = math.inf
     ) -> float:

@@ -53,6 +53,10 @@ class GridMarket(mesa.Model):
     """
 
     def __init__(self, scenario: Scenario, seed: int | None = None) -> None:
+        with _collector_paused():  # tens of thousands of jobs: see run()
+            self._build(scenario, seed)
+
+    def _build(self, scenario: Scenario, seed: int | None) -> None:
         seed = scenario.seed if seed is None else seed
         super().__init__(rng=seed)
         self._default_schedule.stop()  # a pure event-driven model: no fixed step
@@ -130,6 +134,17 @@ class GridMarket(mesa.Model):
         target = self.time + duration
         self.run_until(target)
         self.datacollector.collect(self)
+
+    def instant_is_over(self) -> bool:
+        """Whether nothing else is scheduled at the current instant (every scheduled event is
+        later), so that work meant for the end of this instant can be done right away.
+
+        It looks at the top of Mesa's event heap (events are ordered by time first), because
+        ``EventList.peek_ahead`` scans the whole heap; a canceled event on top counts as "not
+        over" (the caller then schedules, which is always correct).
+        """
+        events = self._event_list._events
+        return not events or (events[0].time > self.time and not events[0].CANCELED)
 
     def next_event_time(self) -> float | None:
         """When the next event is due, or None if nothing is scheduled."""

@@ -116,19 +116,20 @@ class EASY(Scheduler):
                     unplaced.append(job)  # more than the profile will ever have free
                 continue  # cannot start now: it waits (a quick test for long queues)
             runtime = job.predicted_runtime(n)
-            start = profile.earliest_start(n, runtime, now)
+            if head_placed:  # starts now if it fits now, around the head's reservation
+                if profile.reserve_at(now, runtime, n):
+                    placements.append(_placement(ctx, job, n, now, runtime))
+                    free_now -= n
+                continue  # else: waits, unplaced in this plan
+            start = profile.reserve_earliest(n, runtime, now)  # now, or the head's reservation
             if start == math.inf:
                 unplaced.append(job)
                 continue
-            if start <= now:  # fits now (with the head's reservation, once there is one)
-                profile.reserve(now, runtime, n)
-                placements.append(_placement(ctx, job, n, now, runtime))
+            placements.append(_placement(ctx, job, n, start, runtime))
+            if start <= now:
                 free_now -= n
-            elif not head_placed:  # the head: its reservation
-                profile.reserve(start, runtime, n)
-                placements.append(_placement(ctx, job, n, start, runtime))
+            else:
                 head_placed = True
-            # else: waits, unplaced in this plan
         return Plan(now, placements, unplaced)
 
 
