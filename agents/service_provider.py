@@ -93,6 +93,10 @@ class ServiceProviderAgent(mesa.Agent):
         self.running = 0  # jobs running now
         self.last_plan = None
         self._completions: list[tuple[float, int]] = []  # (actual end, job id) heap
+        # When the completion events still to come are due, latest first: one event per time
+        # that becomes the earliest completion, none cancelled, so that Mesa's event heap stays
+        # small (a heap of every running job's completion makes every event dearer).
+        self._completion_times: list[float] = []
         self._dispatch_event: Event | None = None
         self._wake_event: Event | None = None
         # Event handlers kept as attributes: Mesa holds an event's callable by weak reference,
@@ -283,14 +287,26 @@ class ServiceProviderAgent(mesa.Agent):
         self.running += 1
         end = now + job.runtime(n)
         heapq.heappush(self._completions, (end, job.id))
-        self.model.schedule_event(self._on_complete, at=end, priority=Priority.HIGH)
+        self._expect_completion(end)
         return True
 
+    def _expect_completion(self, end: float) -> None:
+        """Make sure an event comes at ``end`` if no earlier one is scheduled: each completion
+        event schedules the next (see :meth:`_complete_due`)."""
+        times = self._completion_times
+        if not times or end < times[-1]:
+            times.append(end)
+            self.model.schedule_event(self._on_complete, at=end, priority=Priority.HIGH)
+
     def _complete_due(self) -> None:
+        """Every job of this provider due to end now ends: it gives its processors back and is
+        paid for; then the scheduler runs (§3.3)."""
         now = self.model.time
         ledger = self.model.ledger
-        while self._completions and self._completions[0][0] <= now:
-            _, job_id = heapq.heappop(self._completions)
+        self._completion_times.pop()  # this event's
+        completions = self._completions
+        while completions and completions[0][0] <= now:
+            _, job_id = heapq.heappop(completions)
             record = self.records[job_id]
             record.rent = self.resource_provider.release(record.lease)
             record.lease = None
@@ -299,6 +315,8 @@ class ServiceProviderAgent(mesa.Agent):
             ledger.settle(now, record.job.client or "client", self.name, record.paid, job_id)
             self.busy -= record.processors
             self.running -= 1
+        if completions:
+            self._expect_completion(completions[0][0])
         self._request_dispatch()
         if self.idle:  # the market can only have finished if this provider is idle
             self.model.check_finished()

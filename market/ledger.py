@@ -4,6 +4,9 @@ Money only moves between agents, so the balances always sum to zero (money is co
 flows are those of Popovici & Wilkes SC'05 §3: a client pays a service provider the value of its
 job's utility function at completion (a negative value is a penalty the service provider pays the
 client), and a service provider pays a resource provider rent for the processors it held.
+
+A transfer of nothing (the rent of a free pool, the payment for a job worth nothing, as in a
+plain trace replay) moves no money and is not recorded: the per-job table still shows it.
 """
 
 from __future__ import annotations
@@ -46,10 +49,13 @@ class Ledger:
 
     def transfer(
         self, time: float, payer: str, payee: str, amount: float, kind: Kind, job: int | None
-    ) -> Entry:
-        """Record that ``payer`` pays ``payee`` ``amount`` (which must be >= 0)."""
+    ) -> Entry | None:
+        """Record that ``payer`` pays ``payee`` ``amount`` (which must be >= 0); nothing is
+        recorded (and None returned) when the amount is 0."""
         if not (amount >= 0 and math.isfinite(amount)):  # also rejects NaN
             raise ValueError(f"a transfer must be finite and >= 0, got {amount} ({kind}, {job=})")
+        if amount == 0:
+            return None
         entry = Entry(time, payer, payee, float(amount), kind, job)
         self._entries.append(entry)
         self._balance[payer] -= amount
@@ -58,7 +64,9 @@ class Ledger:
         self._received[payee, kind] += amount
         return entry
 
-    def settle(self, time: float, client: str, provider: str, value: float, job: int) -> Entry:
+    def settle(
+        self, time: float, client: str, provider: str, value: float, job: int
+    ) -> Entry | None:
         """Settle a completed job worth ``value``: a payment, or a penalty when negative."""
         if value >= 0:
             return self.transfer(time, client, provider, value, Kind.PAYMENT, job)

@@ -114,9 +114,12 @@ class GridMarket(mesa.Model):
     # -- called by agents ----------------------------------------------------------------------
     def note_arrival(self, job) -> None:
         """A client submitted ``job`` now (the arrival phase is the utilization window)."""
+        now = self.time
         self.arrivals += 1
-        self.first_arrival = min(self.first_arrival, self.time)
-        self.last_arrival = max(self.last_arrival, self.time)
+        if now < self.first_arrival:
+            self.first_arrival = now
+        if now > self.last_arrival:
+            self.last_arrival = now
 
     def check_finished(self) -> None:
         """Stop once every client has submitted everything and every provider is idle."""

@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from agents.policies.base import Placement, Plan, PlanContext, Scheduler
+from agents.policies.base import Placement, Plan, PlanContext, Scheduler, placement
 from agents.policies.list_scheduling import place
 from agents.policies.registry import register_scheduler
 from market.jobs import Job
@@ -57,11 +57,6 @@ def rigid_shape(job: Job, pinned: Mapping[int, int] | None = None) -> int:
     if pinned and job.id in pinned:
         return pinned[job.id]
     return job.max_shape
-
-
-def _placement(ctx: PlanContext, job: Job, n: int, start: float, runtime: float) -> Placement:
-    end = start + runtime
-    return Placement(job, n, start, end, job.utility(end), ctx.rent(n, start, end))
 
 
 @register_scheduler("fcfs")
@@ -89,7 +84,7 @@ class FCFS(Scheduler):
                 unplaced.append(job)
                 continue
             profile.reserve(start, runtime, n)
-            placements.append(_placement(ctx, job, n, start, runtime))
+            placements.append(placement(job, n, start, start + runtime, ctx.price))
             after = start
         return Plan(ctx.now, placements, unplaced)
 
@@ -103,33 +98,35 @@ class EASY(Scheduler):
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
     ) -> Plan:
         profile = ctx.capacity.copy()
-        now = ctx.now
+        now, price = ctx.now, ctx.price
         pinned_shape = ctx.pins(pinned).get
         placements: list[Placement] = []
         unplaced: list[Job] = []
-        head_placed = False
         free_now, free_ever = profile.free_at(now), profile.free_at(math.inf)
-        for job in queue:
+        jobs = iter(queue)
+        # 1-2. Jobs start now in queue order while they fit; the first that does not is the head.
+        for job in jobs:
             n = pinned_shape(job.id) or job.shapes[-1]  # rigid_shape, inlined: the hot loop
-            if head_placed and n > free_now:
-                if n > free_ever:
-                    unplaced.append(job)  # more than the profile will ever have free
-                continue  # cannot start now: it waits (a quick test for long queues)
             runtime = job.predicted_runtime(n)
-            if head_placed:  # starts now if it fits now, around the head's reservation
-                if profile.reserve_at(now, runtime, n):
-                    placements.append(_placement(ctx, job, n, now, runtime))
-                    free_now -= n
-                continue  # else: waits, unplaced in this plan
             start = profile.reserve_earliest(n, runtime, now)  # now, or the head's reservation
             if start == math.inf:
-                unplaced.append(job)
+                unplaced.append(job)  # more than the profile will ever have free
                 continue
-            placements.append(_placement(ctx, job, n, start, runtime))
-            if start <= now:
+            placements.append(placement(job, n, start, start + runtime, price))
+            if start > now:
+                break
+            free_now -= n
+        # 3. Every later job starts now if it fits now around the head's reservation, or waits.
+        for job in jobs:
+            n = pinned_shape(job.id) or job.shapes[-1]
+            if n > free_now:  # a quick test first: most of a long queue waits
+                if n > free_ever:
+                    unplaced.append(job)
+                continue
+            runtime = job.predicted_runtime(n)
+            if profile.reserve_at(now, runtime, n):
+                placements.append(placement(job, n, now, now + runtime, price))
                 free_now -= n
-            else:
-                head_placed = True
         return Plan(now, placements, unplaced)
 
 

@@ -71,7 +71,10 @@ class PlanContext:
 
 
 class Placement(NamedTuple):
-    """One job in a plan: its shape, predicted start and end, value and rent."""
+    """One job in a plan: its shape, predicted start and end, value and rent.
+
+    Hot planners build them with :func:`placement` (the same tuple, without the keyword
+    handling of the generated constructor)."""
 
     job: Job
     processors: int
@@ -84,6 +87,16 @@ class Placement(NamedTuple):
     def profit(self) -> float:
         """Value minus rent."""
         return self.value - self.rent
+
+
+def placement(job: Job, processors: int, start: float, end: float, price: PriceSchedule):
+    """The :class:`Placement` of ``job`` on ``processors`` over ``[start, end)``: valued by its
+    utility at ``end``, rented at ``price``."""
+    rent = price.cost(processors, start, end)
+    return _tuple_new(Placement, (job, processors, start, end, job.utility(end), rent))
+
+
+_tuple_new = tuple.__new__
 
 
 @dataclass(slots=True)
@@ -122,12 +135,13 @@ class Plan:
 
     def due(self, now: float, tolerance: float = 1e-9) -> list[Placement]:
         """Placements that should start at ``now`` (in plan order)."""
-        return [p for p in self.placements if p.start <= now + tolerance]
+        by = now + tolerance
+        return [p for p in self.placements if p.start <= by]
 
     def next_start(self, now: float, tolerance: float = 1e-9) -> float | None:
         """The earliest planned start after ``now``, if any."""
-        later = [p.start for p in self.placements if p.start > now + tolerance]
-        return min(later) if later else None
+        by = now + tolerance
+        return min((p.start for p in self.placements if p.start > by), default=None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import math
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from agents.policies.base import Placement, Plan, PlanContext, Scheduler
+from agents.policies.base import Placement, Plan, PlanContext, Scheduler, placement
 from market.jobs import Job
 
 
@@ -83,7 +83,7 @@ def place(ctx: PlanContext, jobs: Sequence[tuple[Job, int]]) -> Plan:
     """Place ``(job, shape)`` pairs in the given order, each at its earliest start on what the
     pairs before it left of ``ctx.capacity``."""
     reserve = ctx.capacity.copy().reserve_earliest  # (locals: this is a hot loop)
-    rent, now, inf = ctx.rent, ctx.now, math.inf
+    price, now, inf = ctx.price, ctx.now, math.inf
     placements: list[Placement] = []
     unplaced: list[Job] = []
     add = placements.append
@@ -93,8 +93,7 @@ def place(ctx: PlanContext, jobs: Sequence[tuple[Job, int]]) -> Plan:
         if start == inf:
             unplaced.append(job)
             continue
-        end = start + runtime
-        add(Placement(job, n, start, end, job.utility(end), rent(n, start, end)))
+        add(placement(job, n, start, start + runtime, price))
     return Plan(now, placements, unplaced)
 
 

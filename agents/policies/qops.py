@@ -118,7 +118,14 @@ from operator import itemgetter
 from typing import Literal, NamedTuple
 
 from agents.policies.backfill import Conservative, rigid_shape
-from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
+from agents.policies.base import (
+    Admission,
+    Decision,
+    Plan,
+    PlanContext,
+    Scheduler,
+    placement,
+)
 from agents.policies.registry import register_admission
 from market.capacity import CapacityProfile
 from market.jobs import Job
@@ -291,12 +298,8 @@ def _accept(
     due = "no deadline" if job.deadline is None else f"deadline {job.deadline:.4g} h"
     plan = None
     if type(scheduler) is Conservative:
-        rent = ctx.rent
-        placements = [
-            Placement(j, m, s, e, j.utility(e), rent(m, s, e))
-            for j, m, s, e in slots
-            if s != math.inf
-        ]
+        price = ctx.price
+        placements = [placement(j, m, s, e, price) for j, m, s, e in slots if s != math.inf]
         plan = Plan(ctx.now, placements, [j for j, _, s, _ in slots if s == math.inf])
     return Decision(
         True,

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from agents.policies.base import Placement, Plan, PlanContext, Scheduler
+from agents.policies.base import Placement, Plan, PlanContext, Scheduler, placement
 from market.jobs import Job
 
 
@@ -97,9 +97,9 @@ def start_early(
     now = ctx.now
     free = forecast.available_now - sum(n for until, n in forecast.leases)
     current = scheduler.reward(plan, ctx)
-    for placement in plan.placements:
-        job, n = placement.job, placement.processors
-        if placement.start <= now or n > free:
+    for planned in plan.placements:
+        job, n = planned.job, planned.processors
+        if planned.start <= now or n > free:
             continue
         end = now + job.predicted_runtime(n)
         busier = replace(forecast, leases=(*forecast.leases, (end, n)))
@@ -107,7 +107,7 @@ def start_early(
         rest, ok = _plan_within_risk(scheduler, then, [j for j in queue if j.id != job.id])
         if not ok:
             continue
-        early = Placement(job, n, now, end, job.utility(end), ctx.rent(n, now, end))
+        early = placement(job, n, now, end, ctx.price)
         if scheduler.reward(Plan(now, [early, *rest.placements], rest.unplaced), ctx) > current:
             return early
     return None

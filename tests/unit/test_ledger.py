@@ -53,14 +53,6 @@ def test_transfers_accumulate() -> None:
     assert [e.time for e in ledger.entries] == [0.0, 1.0, 2.0, 3.0]
 
 
-def test_zero_transfer_is_allowed() -> None:
-    ledger = Ledger()
-    ledger.transfer(0.0, "a", "b", 0.0, Kind.RENT, None)
-    assert len(ledger) == 1
-    assert ledger.balance("a") == 0.0
-    assert ledger.balance("b") == 0.0
-
-
 def test_amount_is_stored_as_float() -> None:
     entry = Ledger().transfer(0.0, "a", "b", 3, Kind.RENT, None)
     assert isinstance(entry.amount, float)
@@ -108,13 +100,6 @@ def test_settle_negative_value_is_a_penalty_to_the_client() -> None:
     assert ledger.paid("sp", Kind.PENALTY) == 48.0
     assert ledger.received("client", Kind.PENALTY) == 48.0
     assert ledger.received("sp", Kind.PAYMENT) == 0.0
-
-
-def test_settle_zero_value_is_an_empty_payment() -> None:
-    entry = Ledger().settle(1.0, "client", "sp", 0.0, job=1)
-    assert entry.kind is Kind.PAYMENT
-    assert entry.amount == 0.0
-    assert (entry.payer, entry.payee) == ("client", "sp")
 
 
 def test_settle_nan_rejected() -> None:
@@ -198,3 +183,14 @@ def test_to_frame_empty_has_columns() -> None:
 def test_kind_values() -> None:
     assert [k.value for k in Kind] == ["payment", "penalty", "rent"]
     assert Kind("rent") is Kind.RENT
+
+
+def test_a_transfer_of_nothing_is_not_recorded() -> None:
+    ledger = Ledger()
+    assert ledger.transfer(1.0, "sp", "rp", 0.0, Kind.RENT, 7) is None  # a free pool's rent
+    assert ledger.settle(2.0, "client", "sp", 0.0, 7) is None  # a job worth nothing
+    assert len(ledger) == 0
+    assert ledger.to_frame().empty
+    assert ledger.balance("sp") == 0.0
+    ledger.settle(3.0, "client", "sp", -0.5, 8)  # a penalty still is a transfer
+    assert [e.kind for e in ledger.entries] == [Kind.PENALTY]
