@@ -92,6 +92,7 @@ class ResourceProviderAgent(mesa.Agent):
         self.capacity = capacity
         self.price = price if isinstance(price, PriceSchedule) else PriceSchedule.constant(price)
         self.uncertainty = uncertainty or Uncertainty()
+        self.varies = self.uncertainty.varies  # whether availability ever differs from the pool
         self.availability_model = AvailabilityModel(
             capacity, self.uncertainty.sigma, self.uncertainty.distribution
         )
@@ -108,7 +109,7 @@ class ResourceProviderAgent(mesa.Agent):
         self._next_lease = 0
         self._outage_size = max(1, round(self.uncertainty.outage_share * capacity))
         self._rng = rng if rng is not None else model.rng
-        if self.uncertainty.varies:
+        if self.varies:
             self.model.schedule_event(self._new_period, at=model.time, priority=Priority.HIGH)
             if self.uncertainty.outage_rate > 0:
                 self._schedule_outage()
@@ -125,7 +126,7 @@ class ResourceProviderAgent(mesa.Agent):
 
     def forecast(self, now: float) -> Forecast:
         """Availability now, the forecast (the full pool), its error model, and the leases."""
-        period = self.uncertainty.period if self.uncertainty.varies else math.inf
+        period = self.uncertainty.period if self.varies else math.inf
         leases = tuple((lease.until, lease.processors) for lease in self.leases.values())
         return Forecast(
             now, period, float(self.capacity), self.availability_model, leases, self.availability

@@ -121,10 +121,10 @@ class ServiceProviderAgent(mesa.Agent):
         """
         now = self.model.time
         rp = self.resource_provider
-        key = self._context_key()
+        key = (now, rp.version)
         if self._context is not None and self._context[0] == key:
             return self._context[1]
-        if rp.uncertainty.varies:
+        if rp.varies:
             forecast = rp.forecast(now)
             capacity = forecast.profile(self.risk)
         else:  # every plan is certain: plan on the pool, as a risk-aware provider would too
@@ -167,9 +167,13 @@ class ServiceProviderAgent(mesa.Agent):
             self.queue.sort(key=lambda j: position[j.id])
         plan = self._quoted_plan(job)
         self._admitted = None
-        if plan is not None and self._dispatch_event is None and not plan.due(self.model.time):
-            self._follow(plan)  # nothing starts now: a run at the end of the instant only waits
-            return
+        if plan is not None and self._dispatch_event is None:
+            due = plan.due(self.model.time)
+            if not due or self.model.instant_is_over():
+                # Nothing starts now (a run at the end of the instant would only wait), or
+                # nothing else happens at this instant (that run is now, on this plan).
+                self._follow(plan, due)
+                return
         if plan is not None:
             self._admitted = (self._context[0], tuple(j.id for j in self.queue), plan)
         self._request_dispatch()
@@ -215,14 +219,15 @@ class ServiceProviderAgent(mesa.Agent):
         plan = self._admitted_plan() or plan_within_risk(self.scheduler, self.context(), self.queue)
         self._follow(plan)
 
-    def _follow(self, plan: Plan) -> None:
-        """Carry out ``plan``: start the jobs due now, keep the queue in plan order if the
-        scheduler compresses, and sleep until the next planned start."""
+    def _follow(self, plan: Plan, due: list[Placement] | None = None) -> None:
+        """Carry out ``plan``: start the jobs due now (``due``, if the caller has them), keep
+        the queue in plan order if the scheduler compresses, and sleep until the next planned
+        start."""
         now = self.model.time
         self.last_plan = plan
-        started = {p.job.id for p in plan.due(now) if self._start(p)}
-        if started:
-            self.queue = [job for job in self.queue if job.id not in started]
+        for placement in plan.due(now) if due is None else due:
+            if self._start(placement):
+                self.queue.remove(placement.job)  # (by identity: jobs compare so)
         if self.scheduler.compresses:
             planned = {p.job.id: p.start for p in plan.placements}
             self.queue.sort(key=lambda job: planned.get(job.id, math.inf))  # stable

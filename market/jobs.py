@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from market.utility import UtilityFunction
 
+_new, _set = object.__new__, object.__setattr__
+
 
 def amdahl_runtime(work: float, serial_fraction: float, processors: int) -> float:
     """Runtime of ``work`` processor-hours (on one processor) on ``processors`` processors."""
@@ -69,6 +71,37 @@ class Job:
         if not estimate > 0:  # also rejects NaN
             raise ValueError(f"job {self.id}: work_estimate must be > 0")
         object.__setattr__(self, "_estimate", estimate)
+
+    @classmethod
+    def rigid(
+        cls,
+        id: int,
+        arrival: float,
+        work: float,
+        utility: UtilityFunction,
+        processors: int,
+        work_estimate: float,
+        deadline: float | None = None,
+        client: str | None = None,
+        kind: str = "",
+    ) -> Job:
+        """A rigid job on ``processors`` (serial fraction 0) from numbers the caller has
+        checked (work and estimate > 0, processors >= 1): the job the constructor gives,
+        without its per-job checks, for workloads that build tens of thousands of jobs from
+        arrays they check at once (a trace)."""
+        job, put = _new(cls), _set  # (a local name: this runs once per trace job)
+        put(job, "id", id)
+        put(job, "arrival", arrival)
+        put(job, "work", work)
+        put(job, "utility", utility)
+        put(job, "serial_fraction", 0.0)
+        put(job, "shapes", (processors,))
+        put(job, "work_estimate", work_estimate)
+        put(job, "deadline", deadline)
+        put(job, "client", client)
+        put(job, "kind", kind)
+        put(job, "_estimate", work_estimate)
+        return job
 
     def runtime(self, processors: int) -> float:
         """Actual runtime on ``processors`` processors (Amdahl)."""

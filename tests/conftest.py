@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from agents.policies import PlanContext
 from market.capacity import CapacityProfile
 from market.jobs import Job
 from market.scenario import Scenario, load
+from market.swf import FIELDS, write_swf
 from market.utility import UtilityFunction
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,3 +47,21 @@ def make_ctx(capacity: int, price: float, now: float = 0.0) -> PlanContext:
 def default_scenario() -> Scenario:
     """The profit paper's default scenario file, without its variants."""
     return load(DEFAULT_SCENARIO).model_copy(update={"variants": {}})
+
+
+def synthetic_swf(
+    path: Path, n: int = 300, procs: int = 16, seed: int = 3, max_gap: int = 1800, tick: int = 1
+) -> Path:
+    """An SWF file of ``n`` jobs on ``procs`` processors; job 2 is cancelled before running.
+    Jobs arrive up to ``max_gap`` seconds apart, and submit and run times are multiples of
+    ``tick`` seconds (a coarse tick makes arrivals and completions coincide)."""
+    rng = np.random.default_rng(seed)
+    records = pd.DataFrame(-1.0, index=range(n), columns=list(FIELDS))
+    records["job"] = np.arange(1, n + 1)
+    records["submit"] = 1000 + tick * np.cumsum(rng.integers(0, max_gap // tick, n))
+    records["runtime"] = tick * rng.integers(max(60 // tick, 1), 20000 // tick, n)
+    records["procs"] = 2 ** rng.integers(0, 5, n)
+    records["req_time"] = np.where(rng.random(n) < 0.8, records["runtime"] * 2, 30)
+    records["status"] = 1
+    records.loc[1, ["runtime", "procs"]] = -1
+    return write_swf(path, records, {"MaxProcs": procs, "UnixStartTime": 800000000})

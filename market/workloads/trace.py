@@ -318,6 +318,15 @@ class TraceWorkload(BaseModel):
         prepared = self.prepare(rng)
         labelled = self.deadlines != "none"
         price = self.price_per_processor_hour
+        # The checks Job's constructor would make, on the arrays at once (Job.rigid skips them).
+        bad = ~(prepared.runtime > 0) | ~(prepared.estimate > 0) | (prepared.processors < 1)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(
+                f"trace job {int(prepared.source[i])}: runtime {prepared.runtime[i]:g} h, "
+                f"estimate {prepared.estimate[i]:g} h and {prepared.processors[i]} processors "
+                "cannot make a job"
+            )
         jobs = []
         for i, (t, run, est, n, due, user) in enumerate(
             zip(
@@ -331,14 +340,13 @@ class TraceWorkload(BaseModel):
             )
         ):
             jobs.append(
-                Job(
-                    id=first_id + i,
-                    arrival=t,
-                    work=n * run,
-                    utility=UtilityFunction.constant(price * n * run),
-                    serial_fraction=0.0,
-                    shapes=(n,),
-                    work_estimate=n * est,
+                Job.rigid(
+                    first_id + i,
+                    t,
+                    n * run,
+                    UtilityFunction.constant(price * n * run),
+                    n,
+                    n * est,
                     deadline=None if due != due else due,  # NaN: no deadline
                     client=client,
                     kind=("deadline" if user else "no-deadline") if labelled else "",

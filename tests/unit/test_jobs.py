@@ -149,3 +149,14 @@ def test_rejects_serial_fraction_outside_unit_interval(beta: float) -> None:
 @pytest.mark.parametrize("beta", [0.0, 1.0])
 def test_accepts_serial_fraction_at_the_ends(beta: float) -> None:
     assert make(serial_fraction=beta).serial_fraction == beta
+
+
+def test_a_rigid_job_built_without_checks_is_the_constructors() -> None:
+    fields = {"id": 4, "arrival": 1.5, "work": 12.0, "utility": WORTH_48}
+    rest = {"deadline": 30.0, "client": "c", "kind": "deadline"}
+    built = Job(**fields, shapes=(8,), work_estimate=16.0, **rest)  # type: ignore[arg-type]
+    fast = Job.rigid(**fields, processors=8, work_estimate=16.0, **rest)  # type: ignore[arg-type]
+    for f in dataclasses.fields(Job):
+        assert getattr(fast, f.name) == getattr(built, f.name), f.name
+    assert fast.predicted_runtime(8) == built.predicted_runtime(8) == 2.0
+    assert fast.runtime(8) == 1.5

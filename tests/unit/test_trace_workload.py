@@ -12,31 +12,18 @@ import pytest
 
 from market.jobs import Job
 from market.scenario import ScenarioError, validate
-from market.swf import FIELDS, TraceNotFoundError, write_swf
+from market.swf import TraceNotFoundError
 from market.workloads import ProfitWorkload, TraceWorkload
 from market.workloads.deadlines import easy_schedule
+from tests.conftest import synthetic_swf
 
 SHARED_TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
 SDSC = SHARED_TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
 
 
-def synthetic(path: Path, n: int = 300, procs: int = 16, seed: int = 3) -> Path:
-    """An SWF file of ``n`` jobs on ``procs`` processors; job 2 is cancelled before running."""
-    rng = np.random.default_rng(seed)
-    records = pd.DataFrame(-1.0, index=range(n), columns=list(FIELDS))
-    records["job"] = np.arange(1, n + 1)
-    records["submit"] = 1000 + np.cumsum(rng.integers(0, 1800, n))
-    records["runtime"] = rng.integers(60, 20000, n)
-    records["procs"] = 2 ** rng.integers(0, 5, n)
-    records["req_time"] = np.where(rng.random(n) < 0.8, records["runtime"] * 2, 30)
-    records["status"] = 1
-    records.loc[1, ["runtime", "procs"]] = -1
-    return write_swf(path, records, {"MaxProcs": procs, "UnixStartTime": 800000000})
-
-
 @pytest.fixture
 def trace(tmp_path) -> str:
-    return str(synthetic(tmp_path / "synthetic.swf"))
+    return str(synthetic_swf(tmp_path / "synthetic.swf"))
 
 
 def rng(seed: int = 7) -> np.random.Generator:
@@ -269,3 +256,12 @@ def test_sdsc_sp2_subset_with_qops_deadlines():
     assert (prepared.deadline - prepared.arrival >= prepared.runtime - 1e-9).all()
     jobs = w.generate(rng())
     assert len(jobs) == 8000 and max(j.max_shape for j in jobs) <= 128
+
+
+def test_numbers_that_cannot_make_a_job_are_refused_with_the_trace_job(trace, monkeypatch):
+    w = TraceWorkload(trace=trace)
+    prepared = w.prepare(rng())
+    prepared.runtime[5] = 0.0  # (selection never lets this through: the check is a backstop)
+    monkeypatch.setattr(TraceWorkload, "prepare", lambda self, r: prepared)
+    with pytest.raises(ValueError, match=f"trace job {prepared.source[5]}: runtime 0 h"):
+        w.generate(rng())
