@@ -118,8 +118,13 @@ class EASY(Scheduler):
             free_now -= n
         # 3. Every later job starts now if it fits now around the head's reservation, or waits.
         for job in jobs:
-            n = pinned_shape(job.id) or job.shapes[-1]
-            if n > free_now:  # a quick test first: most of a long queue waits
+            shapes = job.shapes
+            if shapes[0] > free_now:  # a quick test first: most of a long queue waits
+                if shapes[-1] > free_ever and (pinned_shape(job.id) or shapes[-1]) > free_ever:
+                    unplaced.append(job)
+                continue  # (a pinned shape is one of the job's shapes: as wide as its first)
+            n = pinned_shape(job.id) or shapes[-1]
+            if n > free_now:
                 if n > free_ever:
                     unplaced.append(job)
                 continue

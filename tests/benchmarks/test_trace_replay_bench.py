@@ -1,14 +1,19 @@
 """Benchmark: EASY replay of the whole SDSC-SP2 trace (54,034 selected jobs, 128 processors,
-user estimates) through the Mesa market model, every job admitted. Issue 6's goal: >= 20,000
-jobs/s (<= 3 s). Skipped by default and where the trace is absent; `make bench` runs it."""
+user estimates) through the Mesa market model, every job admitted: building the model (the
+trace read from disk each round, jobs made) and running it. Issue 6's goal: >= 20,000 jobs/s
+(<= 3 s) and <= 1 GiB. Skipped by default and where the trace is absent; `make bench` runs it;
+the jobs/s of the fastest round and the process's peak memory are in the extra info."""
 
 from __future__ import annotations
+
+import resource
 
 import pytest
 
 from market import GridMarket
 from market.scenario import validate
 from market.swf import TraceNotFoundError, resolve_trace
+from market.workloads import trace
 
 SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"
 
@@ -29,5 +34,14 @@ def test_easy_replay_of_sdsc_sp2_through_the_model(benchmark):
                                                         "estimates": "trace"}}],
         }
     )  # fmt: skip
-    result = benchmark.pedantic(lambda: GridMarket(scenario, seed=1).run(), rounds=1, iterations=1)
+    result = benchmark.pedantic(
+        lambda: GridMarket(scenario, seed=1).run(),
+        setup=trace._selected.cache_clear,  # read the trace in every round
+        rounds=3,
+        iterations=1,
+    )
+    benchmark.extra_info.update(
+        jobs_per_s=round(54_034 / benchmark.stats.stats.min),
+        peak_rss_mib=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    )
     assert result.finished and result.summary.completed[0] == 54_034

@@ -204,6 +204,27 @@ def test_a_job_wider_than_the_pool_is_unplaced_and_blocks_nobody():
         assert starts(plan)[1] == 0 and starts(plan)[2] == 1, scheduler.name
 
 
+def test_easy_behind_the_head_uses_a_moldable_jobs_pinned_shape():
+    # Pool of 4: A (3 procs, 2 h) starts now, H (4 procs) is the head, reserved at 2; behind it
+    # W (8 procs) never fits, M (1, 2 or 4 procs, 1.5 h on one) and N (2 or 4) wait for a
+    # place. Pinned to one processor, M backfills now on the one processor A leaves, ending
+    # at 1.5, before the head's reservation; N (2 at least) still waits; unpinned, M is run on
+    # its widest shape and waits too.
+    def moldable(id, shapes, work):
+        return Job(id, 0.0, work, UtilityFunction.constant(0.0), shapes=shapes)
+
+    queue = [rigid(1, 3, 2.0), rigid(2, 4, 1.0), rigid(9, 8, 1.0)]
+    queue += [moldable(5, (1, 2, 4), 1.5), moldable(6, (2, 4), 1.0)]
+    ctx = ctx_for(4)
+    ctx.shapes = {5: 1}
+    plan = EASY().plan(ctx, queue)
+    assert starts(plan) == {1: 0.0, 2: 2.0, 5: 0.0}
+    assert plan.placement_of(5).end == 1.5
+    assert [j.id for j in plan.unplaced] == [9]
+    ctx.shapes = {}
+    assert starts(EASY().plan(ctx, queue)) == {1: 0.0, 2: 2.0}
+
+
 def test_schedulers_plan_with_estimates_and_are_registered():
     job = rigid(1, 2, 1.0, estimate=3.0)
     for name in ("fcfs", "easy", "conservative"):
