@@ -119,19 +119,18 @@ class EASY(Scheduler):
         # 3. Every later job starts now if it fits now around the head's reservation, or waits.
         for job in jobs:
             shapes = job.shapes
-            if shapes[0] > free_now:  # a quick test first: most of a long queue waits
-                if shapes[-1] > free_ever and (pinned_shape(job.id) or shapes[-1]) > free_ever:
-                    unplaced.append(job)
-                continue  # (a pinned shape is one of the job's shapes: as wide as its first)
-            n = pinned_shape(job.id) or shapes[-1]
-            if n > free_now:
-                if n > free_ever:
-                    unplaced.append(job)
-                continue
-            runtime = job.predicted_runtime(n)
-            if profile.reserve_at(now, runtime, n):
-                placements.append(placement(job, n, now, now + runtime, price))
-                free_now -= n
+            # A quick test first, as most of a long queue waits: a pinned shape is one of the
+            # job's shapes, so if its narrowest does not fit now, none does.
+            if shapes[0] <= free_now:
+                n = pinned_shape(job.id) or shapes[-1]
+                if n <= free_now:
+                    runtime = job.predicted_runtime(n)
+                    if profile.reserve_at(now, runtime, n):
+                        placements.append(placement(job, n, now, now + runtime, price))
+                        free_now -= n
+                    continue
+            if shapes[-1] > free_ever and (pinned_shape(job.id) or shapes[-1]) > free_ever:
+                unplaced.append(job)  # more than the profile will ever have free
         return Plan(now, placements, unplaced)
 
 

@@ -340,11 +340,12 @@ def scenarios(draw: st.DrawFn) -> tuple[int, list[tuple]]:
     start; ("fit", n, d, after, latest) does so with :meth:`reserve_earliest` if the job ends by
     ``latest``; ("release", k) gives back the k-th held reservation (mod their number);
     ("force", s, d, n) and ("give", s, d, n) try to reserve / release at a fixed place, which
-    must fail exactly when the grid says so."""
+    must fail exactly when the grid says so; ("try", s, d, n) does so with :meth:`reserve_at`,
+    which says whether it did."""
     capacity = draw(st.integers(1, 8))
     ops: list[tuple] = []
     for _ in range(draw(st.integers(1, 40))):
-        kind = draw(st.sampled_from(["place", "place", "fit", "release", "force", "give"]))
+        kind = draw(st.sampled_from(["place", "place", "fit", "release", "force", "give", "try"]))
         if kind in ("place", "fit"):
             n = draw(st.integers(1, capacity + 1))  # capacity + 1 never fits
             ops.append((kind, n, draw(st.integers(1, 12)), draw(st.integers(0, H + 3))))
@@ -398,6 +399,16 @@ def test_profile_matches_brute_force_grid(scenario: tuple[int, list[tuple]]) -> 
                 s, d, n = held.pop(op[1] % len(held))
                 profile.release(float(s), float(d), n)
                 take(s, d, -n)
+        elif op[0] == "try":
+            _, s, d, n = op
+            before = profile.steps()
+            fits = min(ref[s : s + d]) >= n
+            assert profile.reserve_at(float(s), float(d), n) == fits, (op, before)
+            if fits:
+                take(s, d, n)
+                held.append((s, d, n))
+            else:
+                assert profile.steps() == before
         elif op[0] == "force":
             _, s, d, n = op
             if min(ref[s : s + d]) >= n:
