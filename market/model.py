@@ -146,7 +146,10 @@ class GridMarket(mesa.Model):
         ``EventList.peek_ahead`` scans the whole heap; a canceled event on top counts as "not
         over" (the caller then schedules, which is always correct).
         """
-        events = self._event_list._events
+        try:
+            events = self._event_list._events
+        except AttributeError:  # Mesa keeps its events otherwise: "not over" is always right
+            return False
         return not events or (events[0].time > self.time and not events[0].CANCELED)
 
     def next_event_time(self) -> float | None:

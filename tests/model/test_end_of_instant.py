@@ -118,6 +118,8 @@ def test_the_instant_is_over_only_when_every_scheduled_event_is_later(default_sc
         pass
 
     now = model.time
+    for later in (now + 2.0, now + 1.0):  # scheduled first: the heap's order is by time
+        model.schedule_event(nothing, at=later)
     for priority in (Priority.HIGH, Priority.DEFAULT, Priority.LOW):
         event = model.schedule_event(nothing, at=now, priority=priority)
         assert not model.instant_is_over()  # something else happens now, whatever its priority
