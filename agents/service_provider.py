@@ -119,9 +119,9 @@ class ServiceProviderAgent(mesa.Agent):
         the scheduler run after them share it (and its ``memo``) until a lease or the
         availability changes. Policies never change a context's profile (they plan on copies).
         """
-        now = self.model.time
         rp = self.resource_provider
-        key = (now, rp.version)
+        key = self._context_key()
+        now = key[0]
         if self._context is not None and self._context[0] == key:
             return self._context[1]
         if rp.varies:
