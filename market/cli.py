@@ -27,8 +27,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from market import qbets_cli
 from market.batch import BatchError, SweepInterrupted, make_executor, run_sweep
 from market.model import GridMarket
+from market.qbets import QbetsError
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
 from market.sweep import SweepPlan
@@ -111,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("file", help="an SWF file (.swf or .swf.gz), or a name on the trace path")
     info.add_argument("--skip-bad", action="store_true", help="skip malformed lines, counted")
     info.add_argument("--processors", type=int, help="machine size (default: the trace's MaxProcs)")
+    qbets_cli.add_parser(trace_commands)
 
     dashboard = commands.add_parser("dashboard", help="watch and steer market runs in a browser")
     dashboard.add_argument(
@@ -280,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
             return sweep_command(args)
         if args.command == "report":
             return report_command(args)
+        if args.command == "trace" and args.trace_command == "qbets":
+            return qbets_cli.run(args)
         if args.command == "trace":
             info = trace_info(args.file, skip_bad=args.skip_bad, max_procs=args.processors)
             print(format_trace_info(info))
@@ -289,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
 
             serve(args.host, args.port, args.scenario)
             return 0
-    except (UsageError, ScenarioError, BatchError, ReportError, SwfError) as exc:
+    except (UsageError, ScenarioError, BatchError, ReportError, SwfError, QbetsError) as exc:
         print(f"gridmarket: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
