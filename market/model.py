@@ -24,6 +24,7 @@ from agents.client import ClientAgent
 from agents.policies import make_admission, make_scheduler
 from agents.resource_provider import ResourceProviderAgent, Uncertainty
 from agents.service_provider import ServiceProviderAgent
+from agents.site_builder import build_batch_sites
 from market.ledger import Ledger
 from market.metrics import provider_timeseries_reporters
 from market.result import RunResult
@@ -104,6 +105,8 @@ class GridMarket(mesa.Model):
                 self.service_providers.values()
             )
             self.clients[spec.name] = ClientAgent(self, spec.name, jobs, providers, spec.offer_rule)
+        # Batch sites and VARQ users (VARQ TR 2007-09): streams spawned after all the others.
+        self.batch_sites, self.varq_users = build_batch_sites(self, list(scenario.batch_sites))
 
         self.datacollector = mesa.DataCollector(
             agenttype_reporters={ServiceProviderAgent: provider_timeseries_reporters()}
@@ -125,8 +128,10 @@ class GridMarket(mesa.Model):
         """Stop once every client has submitted everything and every provider is idle."""
         if not self.running:
             return
-        if all(c.exhausted for c in self.clients.values()) and all(
-            sp.idle for sp in self.service_providers.values()
+        if (
+            all(c.exhausted for c in self.clients.values())
+            and all(sp.idle for sp in self.service_providers.values())
+            and all(site.idle for site in self.batch_sites.values())
         ):
             self.running = False
             self.end_time = self.time

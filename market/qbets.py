@@ -299,6 +299,19 @@ class QBETS:
         k = ranks(len(region))
         return region[k - 1] if k else math.inf
 
+    def bounds(self, nodes: int, walltimes: np.ndarray, quantile: float) -> np.ndarray:
+        """:meth:`bound` for each of ``walltimes`` (one lookup per class they fall in)."""
+        walltimes = np.asarray(walltimes, dtype=float)
+        hours = walltimes * self.time_scale
+        cuts = np.asarray(self.classes.time_breaks, dtype=float) - 1e-12
+        column = np.searchsorted(cuts, hours, side="right")  # as JobClasses.of
+        out = np.empty(len(walltimes))
+        for j in np.unique(column).tolist():
+            mine = column == j
+            first = float(walltimes[np.argmax(mine)])
+            out[mine] = self.bound(nodes, first, quantile)
+        return out
+
     def probability(self, nodes: int, walltime: float, wait: float) -> float:
         """``QBETS(nodes, walltime, startDeadline)`` (§2.3): the probability, at our confidence,
         that such a job submitted now starts within ``wait``."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from agents.site_builder import site_rows
 from market.metrics import provider_summary
 
 if TYPE_CHECKING:
@@ -45,6 +46,9 @@ class RunResult:
         """Collect the result of ``model`` (finished or not)."""
         sps = list(model.service_providers.values())
         summary = pd.DataFrame([provider_summary(model, sp) for sp in sps])
+        sites = site_rows(model)  # batch sites and VARQ users (agents/site_builder.py)
+        if sites:
+            summary = pd.concat([summary, pd.DataFrame(sites)], ignore_index=True)
         return cls(
             scenario=model.spec.name,
             seed=model.seed,

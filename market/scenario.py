@@ -20,6 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from market.pricing import PriceSchedule
+from market.site_spec import BatchSiteSpec
 from market.sweep import SweepSpec
 from market.workloads import ProfitWorkload, Workload
 
@@ -150,9 +151,12 @@ class Scenario(BaseModel):
         default_factory=lambda: [ResourceProviderSpec()], min_length=1
     )
     service_providers: list[ServiceProviderSpec] = Field(
-        default_factory=lambda: [ServiceProviderSpec()], min_length=1
+        default_factory=lambda: [ServiceProviderSpec()]
     )
-    clients: list[ClientSpec] = Field(default_factory=lambda: [ClientSpec()], min_length=1)
+    clients: list[ClientSpec] = Field(default_factory=lambda: [ClientSpec()])
+    batch_sites: list[BatchSiteSpec] = Field(
+        default_factory=list, description="best-effort batch sites with VARQ users"
+    )
     variants: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="label -> {dotted.path: value} overrides"
     )
@@ -160,10 +164,15 @@ class Scenario(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
+        if not self.service_providers and not self.batch_sites:
+            raise ValueError("service_providers: give at least one (or a batch site)")
+        if not self.clients and not self.batch_sites:
+            raise ValueError("clients: give at least one (or a batch site)")
         for kind, items in (
             ("resource_providers", self.resource_providers),
             ("service_providers", self.service_providers),
             ("clients", self.clients),
+            ("batch_sites", self.batch_sites),
         ):
             names = [item.name for item in items]
             dupes = sorted({n for n in names if names.count(n) > 1})

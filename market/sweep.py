@@ -88,6 +88,18 @@ SUMMARY_METRICS: dict[str, type] = {
     "end_time": float,
 }
 
+#: The metrics of batch sites and VARQ users (:func:`agents.site_builder.site_rows`), on rows
+#: of their own; NaN on a service provider's row.
+SITE_METRICS: dict[str, type] = dict.fromkeys(
+    [
+        "varq_requests", "varq_refused", "varq_jobs", "varq_predicted_pct", "varq_success_pct",
+        "overhead_ratio", "varq_needed_node_hours", "varq_used_node_hours",
+        "varq_worst_overhead_node_hours", "varq_killed", "site_jobs", "site_killed",
+        "site_mean_wait_h", "qbets_changepoints", "required_probability",
+    ],
+    float,
+)  # fmt: skip
+
 #: Columns of the summary that name the provider and its policies (always kept).
 IDENTITY_COLUMNS = ("provider", "scheduler", "admission")
 
@@ -229,7 +241,7 @@ class SweepSpec(BaseModel):
         if not metrics:
             raise ValueError("list at least one metric, or leave metrics out to keep all")
         for name in metrics:
-            if name not in SUMMARY_METRICS:
+            if name not in SUMMARY_METRICS and name not in SITE_METRICS:
                 raise ValueError(f"unknown metric {name!r} (have: {', '.join(SUMMARY_METRICS)})")
         dupes = sorted({m for m in metrics if metrics.count(m) > 1})
         if dupes:

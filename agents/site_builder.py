@@ -1,0 +1,124 @@
+"""Building a scenario's batch sites and VARQ users (``batch_sites:``, :mod:`market.site_spec`)
+inside a market, and their rows of the run summary.
+
+Each site draws from its own child stream of the model's generator, spawned after every other
+stream so that adding a site leaves the clients' job streams unchanged. Table 4's split (each
+trace job a VARQ job with probability f, §4.4) is drawn from it first, then each random user's
+stream.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from agents.batch_site import BatchSiteAgent, SiteError
+from agents.varq_user import RandomVarqUser, TraceVarqUser, VarqUser
+from market.qbets import QBETS, JobClasses
+from market.site_spec import BatchSiteSpec
+from market.workloads.site_trace import load_site_trace
+
+if TYPE_CHECKING:
+    from market.model import GridMarket
+
+
+def build_batch_sites(
+    model: GridMarket, specs: list[BatchSiteSpec]
+) -> tuple[dict[str, BatchSiteAgent], list[VarqUser]]:
+    """The sites and their VARQ users, scheduled to start."""
+    sites: dict[str, BatchSiteAgent] = {}
+    users: list[VarqUser] = []
+    for i, (spec, stream) in enumerate(zip(specs, model.rng.spawn(len(specs)), strict=True)):
+        trace = load_site_trace(spec.trace, spec.processors, spec.first_jobs, spec.window)
+        q = spec.qbets
+        predictor = QBETS(
+            q.quantile, q.confidence, JobClasses(tuple(q.node_breaks), tuple(q.time_breaks)),
+            q.alpha, q.min_run,
+        )  # fmt: skip
+        chosen = stream.random(len(trace)) < (spec.varq.fraction if spec.varq else 0.0)
+        site = BatchSiteAgent(model, spec.name, trace.subset(~chosen), predictor,
+                              spec.kill_at_walltime)  # fmt: skip
+        sites[spec.name] = site
+        if spec.varq is not None:
+            v = spec.varq
+            users.append(
+                TraceVarqUser(
+                    model,
+                    f"{spec.name}/varq",
+                    site,
+                    trace.subset(chosen),
+                    v.probability,
+                    v.deadline_interval,
+                    v.deadline_offset,
+                    v.refused,
+                    v.step_seconds,
+                    v.replan_interval,
+                )
+            )
+        for j, (user, rng) in enumerate(
+            zip(spec.random_users, stream.spawn(len(spec.random_users)), strict=True)
+        ):
+            if max(user.nodes) > site.capacity:
+                raise SiteError(
+                    f"batch_sites.{i}.random_users.{j}.nodes: {max(user.nodes)} nodes is wider "
+                    f"than {spec.name} ({site.capacity})"
+                )
+            users.append(
+                RandomVarqUser(
+                    model,
+                    f"{spec.name}/{user.name}",
+                    site,
+                    rng,
+                    user.probability,
+                    user.lead,
+                    tuple(user.nodes),
+                    tuple(user.walltimes_s),
+                    user.retry_seconds,
+                    user.after_deadline,
+                    user.start,
+                    user.step_seconds,
+                    user.replan_interval,
+                )
+            )
+    return sites, users
+
+
+def site_rows(model: GridMarket) -> list[dict[str, Any]]:
+    """One summary row per VARQ user (with its site's figures), and one per site without."""
+    rows = []
+    for site in getattr(model, "batch_sites", {}).values():
+        mine = list(site.users)
+        base = _site_figures(model, site)
+        for user in mine or [None]:
+            row = {**base, **(user.summary() if user is not None else {"provider": site.name})}
+            rows.append(row)
+    return rows
+
+
+def _site_figures(model: GridMarket, site: BatchSiteAgent) -> dict[str, Any]:
+    jobs = list(site.jobs.values())
+    started = [j for j in jobs if j.start is not None]
+    first = min((j.submit for j in jobs), default=0.0)
+    last = max((j.end for j in jobs if j.end is not None), default=first)
+    held = math.fsum(j.nodes * ((j.end if j.end is not None else model.time) - j.start)
+                     for j in started)  # fmt: skip
+    span = site.capacity * (last - first)
+    waits = [j.start - j.submit for j in started]
+    return {
+        "site": site.name,
+        "scheduler": "easy",
+        "admission": "best-effort",
+        # the run table's columns (a site has no admission, prices or shapes)
+        "accepted_pct": math.nan,
+        "mean_processors": math.nan,
+        "revenue": math.nan,
+        "rent": math.nan,
+        "profit": math.nan,
+        "profit_rate": math.nan,
+        "realised_pct": math.nan,
+        "site_jobs": len(jobs),
+        "site_killed": site.killed,
+        "utilization": 100.0 * held / span if span > 0 else math.nan,
+        "site_mean_wait_h": math.fsum(waits) / len(waits) if waits else math.nan,
+        "qbets_changepoints": site.predictor.changepoints,
+    }
