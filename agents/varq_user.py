@@ -155,7 +155,8 @@ class VarqUser(mesa.Agent):
         made = [r for r in self.records if r.job is not None]
         started = [r for r in made if r.job.start is not None]
         ended = [r for r in made if r.job.end is not None]
-        needed = math.fsum(r.nodes * r.runtime for r in ended)
+        # needed: what a plain submission would use (killed at its own wall time, if it ran over)
+        needed = math.fsum(r.nodes * min(r.runtime, r.walltime) for r in ended)
         used = math.fsum(r.job.occupied for r in ended)
         return {
             "provider": self.name,
@@ -250,7 +251,7 @@ class RandomVarqUser(VarqUser):
         replan_interval: float = 0.5,
     ) -> None:
         super().__init__(model, name, site, probability, step_seconds, replan_interval)
-        self.rng = rng
+        self.stream = rng
         self.lead = lead
         self.sizes = [int(n) for n in nodes]
         self.walltimes = [w / 3600.0 for w in walltimes]
@@ -274,8 +275,8 @@ class RandomVarqUser(VarqUser):
             return
         if now >= self.target:
             self.target = now + self.lead
-        nodes = self.sizes[int(self.rng.integers(len(self.sizes)))]
-        walltime = self.walltimes[int(self.rng.integers(len(self.walltimes)))]
+        nodes = self.sizes[int(self.stream.integers(len(self.sizes)))]
+        walltime = self.walltimes[int(self.stream.integers(len(self.walltimes)))]
         if self.reserve(nodes, walltime, walltime, self.target):
             at = self.target + self.after_deadline
             self.target = at + self.lead
