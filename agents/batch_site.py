@@ -180,7 +180,7 @@ class BatchSiteAgent(mesa.Agent):
         now = self.model.time
         self.profile.trim(now)
         plan = self.scheduler.plan(PlanContext(now, self.profile, self._price), self.queue)
-        due = plan.due(now)
+        due = plan.due(now, tolerance=0.0)  # a start a hair later waits for its event
         if due:
             started = {p.job.id for p in due}
             for job_id in started:

@@ -152,6 +152,8 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         summary.to_csv(out, index=False)
     else:
         _print_table(summary, scenario.name, out)
+        if "varq_jobs" in summary:
+            qbets_cli.print_varq(summary, out)
     return 0
 
 
