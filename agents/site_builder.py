@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agents.batch_site import BatchSiteAgent, SiteError
 from agents.varq_user import RandomVarqUser, TraceVarqUser, VarqUser
 from market.qbets import QBETS, JobClasses
+from market.qbets_cluster import ClusteredQBETS
 from market.site_spec import BatchSiteSpec
 from market.workloads.site_trace import load_site_trace
 
@@ -31,10 +32,13 @@ def build_batch_sites(
     for i, (spec, stream) in enumerate(zip(specs, model.rng.spawn(len(specs)), strict=True)):
         trace = load_site_trace(spec.trace, spec.processors, spec.first_jobs, spec.window)
         q = spec.qbets
-        predictor = QBETS(
-            q.quantile, q.confidence, JobClasses(tuple(q.node_breaks), tuple(q.time_breaks)),
-            q.alpha, q.min_run,
-        )  # fmt: skip
+        if q.cluster:
+            predictor = ClusteredQBETS(
+                q.quantile, q.confidence, k=q.cluster, alpha=q.alpha, min_run=q.min_run
+            )
+        else:
+            classes = JobClasses(tuple(q.node_breaks), tuple(q.time_breaks))
+            predictor = QBETS(q.quantile, q.confidence, classes, q.alpha, q.min_run)
         chosen = stream.random(len(trace)) < (spec.varq.fraction if spec.varq else 0.0)
         site = BatchSiteAgent(model, spec.name, trace.subset(~chosen), predictor,
                               spec.kill_at_walltime)  # fmt: skip

@@ -20,13 +20,18 @@ def add_parser(trace_commands) -> None:
     qbets.add_argument("--quantile", type=float, default=0.95, help="quantile bounded (0.95)")
     qbets.add_argument("--confidence", type=float, default=0.95, help="confidence (0.95)")
     qbets.add_argument("--first-jobs", type=int, help="only the first N jobs")
+    qbets.add_argument(
+        "--cluster", type=int, metavar="K", help="K classes by clustering (default: the grid)"
+    )
     qbets.add_argument("--format", choices=["table", "json"], default="table")
 
 
 def run(args: argparse.Namespace, out=None) -> int:
     """Run ``gridmarket trace qbets``; bad values raise :class:`market.qbets.QbetsError`."""
     out = sys.stdout if out is None else out
-    report = qbets_accuracy(args.file, args.quantile, args.confidence, first_jobs=args.first_jobs)
+    report = qbets_accuracy(
+        args.file, args.quantile, args.confidence, first_jobs=args.first_jobs, cluster=args.cluster
+    )
     if args.format == "json":
         clean = json.loads(json.dumps(report, default=float).replace("NaN", "null"))
         out.write(json.dumps(clean, indent=2) + "\n")

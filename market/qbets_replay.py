@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from market.qbets import QBETS, JobClasses, QbetsError
+from market.qbets_cluster import ClusteredQBETS
 from market.swf import read_swf, resolve_trace, select_records
 
 SECONDS = 1.0 / 3600.0  # hours per second
@@ -34,9 +35,11 @@ def replay_waits(
     nodes: np.ndarray,
     requested: np.ndarray,
     predictor: QBETS,
+    classes_out: np.ndarray | None = None,
 ) -> np.ndarray:
     """The bound predicted for each job at its submission (``inf`` where none), learning each
-    delay at ``submit + wait``. Arrays are in the predictor's time unit."""
+    delay at ``submit + wait``. Arrays are in the predictor's time unit. ``classes_out``, if
+    given, receives each job's class at its prediction (clustered classes change)."""
     n = len(submit)
     start = submit + wait
     # One sorted stream of events: (time, kind, job) with submissions (kind 0) before starts.
@@ -49,6 +52,8 @@ def replay_waits(
     for event in order.tolist():
         if event < n:
             bounds[event] = bound(nodes_l[event], req_l[event])
+            if classes_out is not None:
+                classes_out[event] = predictor.class_of(nodes_l[event], req_l[event])
         else:
             j = event - n
             observe(nodes_l[j], req_l[j], wait_l[j])
@@ -62,11 +67,18 @@ def qbets_accuracy(
     classes: JobClasses | None = None,
     tightness_floor: float = 60.0,
     first_jobs: int | None = None,
+    cluster: int | None = None,
 ) -> dict[str, Any]:
     """Replay ``trace``'s recorded waits through QBETS (see the module docstring) and report
     its correctness and tightness, overall and per class. ``first_jobs`` keeps only the first
-    N selected jobs (for quick checks)."""
-    predictor = QBETS(quantile, confidence, classes, time_scale=SECONDS)
+    N selected jobs (for quick checks); ``cluster`` = k uses k clustered classes
+    (:mod:`market.qbets_cluster`) instead of ``classes``."""
+    if cluster is not None:
+        if cluster < 1:
+            raise QbetsError(f"cluster: must be >= 1 classes, got {cluster!r}")
+        predictor = ClusteredQBETS(quantile, confidence, k=cluster, time_scale=SECONDS)
+    else:
+        predictor = QBETS(quantile, confidence, classes, time_scale=SECONDS)
     if tightness_floor < 0:
         raise QbetsError(f"tightness_floor: must be >= 0, got {tightness_floor!r}")
     if first_jobs is not None and first_jobs < 1:
@@ -84,13 +96,11 @@ def qbets_accuracy(
     wait = jobs["wait"].to_numpy(float)
     nodes = jobs["processors"].to_numpy()
     requested = jobs["req_time"].to_numpy(float)
-    bounds = replay_waits(submit, wait, nodes, requested, predictor)
+    labels = np.zeros(len(submit), dtype=np.int64)
+    bounds = replay_waits(submit, wait, nodes, requested, predictor, labels)
     has = np.isfinite(bounds)
     correct = has & (wait <= bounds)
     ratios = bounds[has & (wait >= tightness_floor)] / wait[has & (wait >= tightness_floor)]
-    labels = np.array(
-        [predictor.class_of(int(a), float(b)) for a, b in zip(nodes, requested, strict=True)]
-    )
     per_class = []
     for cls in range(len(predictor.classes)):
         mine = labels == cls

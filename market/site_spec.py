@@ -26,6 +26,9 @@ class QbetsSpec(BaseModel):
     time_breaks: list[float] = Field(list(DEFAULT_TIME_BREAKS), description="class cuts, hours")
     alpha: float = Field(0.01, gt=0, lt=1, description="change point: run rarer than this")
     min_run: int = Field(3, ge=1, description="change point: never on a shorter run")
+    cluster: int | None = Field(
+        None, ge=1, description="k classes by clustering (market/qbets_cluster.py); None: grid"
+    )
 
 
 class VarqTraceSpec(BaseModel):

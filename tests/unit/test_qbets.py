@@ -97,3 +97,20 @@ def test_a_class_with_too_little_history_borrows_every_job_s():
 def test_bad_quantile_or_confidence_names_the_field(kwargs, field):
     with pytest.raises(QbetsError, match=f"^{field}: must lie strictly between 0 and 1"):
         QBETS(**kwargs)
+
+
+def test_clustering_separates_cells_by_their_delays():
+    from market.qbets_cluster import ClusteredQBETS
+
+    # Small short jobs wait about 0.01 h, big long ones about 10 h; medium ones like the big.
+    qbets = ClusteredQBETS(k=2, refit_every=300, min_cell=20)
+    rng = np.random.default_rng(2)
+    assert qbets.class_of(1, 0.2) == qbets.class_of(128, 10.0)  # one class before a fit
+    for _ in range(100):
+        qbets.observe(1, 0.2, float(rng.uniform(0.005, 0.015)))
+        qbets.observe(128, 10.0, float(rng.uniform(9.0, 11.0)))
+        qbets.observe(32, 3.0, float(rng.uniform(8.0, 12.0)))
+    assert qbets.refits == 1
+    small, big, medium = qbets.class_of(1, 0.2), qbets.class_of(128, 10.0), qbets.class_of(32, 3)
+    assert small == 0 and big == medium == 1  # classes ranked by delay
+    assert qbets.bound(1, 0.2) < 0.02 and qbets.bound(32, 3.0) > 9.0
