@@ -12,7 +12,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from agents.batch_site import BatchSiteAgent, SiteError
+from agents.site_broker import SiteBrokerAgent
 from agents.varq_user import RandomVarqUser, TraceVarqUser, VarqUser
 from market.qbets import QBETS, JobClasses
 from market.qbets_cluster import ClusteredQBETS
@@ -84,7 +87,42 @@ def build_batch_sites(
                     user.replan_interval,
                 )
             )
+        for j, broker in enumerate(spec.brokers):
+            clients = len(model.spec.clients)
+            if broker.same_jobs_as is not None and broker.same_jobs_as >= clients:
+                raise SiteError(
+                    f"batch_sites.{i}.brokers.{j}.same_jobs_as: no client "
+                    f"{broker.same_jobs_as} (have {clients})"
+                )
+            jobs_stream = (
+                client_stream(model, broker.same_jobs_as)
+                if broker.same_jobs_as is not None
+                else stream.spawn(1)[0]
+            )
+            jobs = broker.workload.generate(jobs_stream, first_id=0, client=broker.name)
+            if jobs and max(max(job.shapes) for job in jobs) > site.capacity:
+                raise SiteError(f"batch_sites.{i}.brokers.{j}.workload: a job is wider than "
+                                f"{spec.name} ({site.capacity})")  # fmt: skip
+            users.append(
+                SiteBrokerAgent(
+                    model,
+                    f"{spec.name}/{broker.name}",
+                    site,
+                    jobs,
+                    broker.probability,
+                    broker.price,
+                )
+            )
     return sites, users
+
+
+def client_stream(model: GridMarket, index: int) -> np.random.Generator:
+    """The generator client ``index`` of the scenario draws its jobs from (the model's first
+    spawn, :class:`market.model.GridMarket`), made again: the same jobs for a broker."""
+    root = model.rng.bit_generator.seed_seq
+    return np.random.default_rng(
+        np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, index))
+    )
 
 
 def site_rows(model: GridMarket) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from market.qbets import DEFAULT_NODE_BREAKS, DEFAULT_TIME_BREAKS
+from market.workloads import ProfitWorkload, Workload
 
 
 class QbetsSpec(BaseModel):
@@ -71,6 +72,22 @@ class RandomVarqSpec(BaseModel):
     replan_interval: float = Field(0.5, gt=0)
 
 
+class BrokerSpec(BaseModel):
+    """A service provider using the site as its resource provider (:mod:`agents.site_broker`):
+    it admits jobs of ``workload`` by QBETS quotes at ``probability`` and runs them at the site,
+    paying ``price`` per node-hour held."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "broker"
+    workload: Workload = ProfitWorkload()
+    same_jobs_as: int | None = Field(
+        None, ge=0, description="the index of a client whose job stream to reuse (same jobs)"
+    )
+    probability: float = Field(0.9, gt=0, lt=1, description="quantile of the promised start")
+    price: float = Field(0.0, ge=0, description="the site's charge per node-hour")
+
+
 class BatchSiteSpec(BaseModel):
     """A space-shared machine with a best-effort FCFS + EASY queue (§2.1, §4.4) replaying a
     trace as its background workload."""
@@ -88,6 +105,7 @@ class BatchSiteSpec(BaseModel):
     qbets: QbetsSpec = QbetsSpec()
     varq: VarqTraceSpec | None = Field(None, description="Table 4's trace-driven VARQ users")
     random_users: list[RandomVarqSpec] = Field(default_factory=list, description="§4.1")
+    brokers: list[BrokerSpec] = Field(default_factory=list, description="issue 17 item 6")
 
     @model_validator(mode="after")
     def _one_subset(self) -> BatchSiteSpec:
