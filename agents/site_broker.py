@@ -130,6 +130,7 @@ class SiteBrokerAgent(mesa.Agent):
             "revenue": revenue,
             "rent": charge,
             "profit": revenue - charge,
+            "profit_rate": (revenue - charge) / now if (now := self.model.time) > 0 else math.nan,
             "mean_processors": (
                 math.fsum(sj.nodes for _, sj in done) / len(done) if done else math.nan
             ),
