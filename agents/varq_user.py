@@ -83,7 +83,8 @@ class VarqUser(mesa.Agent):
         self.records: list[VarqRecord] = []
         self.refused = 0
         self.plain = 0  # refused requests submitted as plain jobs
-        self.latest: tuple[np.ndarray, np.ndarray] | None = None  # for display
+        # the latest request (nodes, walltime, asked at, deadline, plan or None), for display
+        self.latest: tuple[int, float, float, float, varq.VarqPlan | None] | None = None
         self._waiting = TimedQueue(model, partial(self._wake))
         site.users.append(self)
 
@@ -95,6 +96,7 @@ class VarqUser(mesa.Agent):
         plan = varq.plan(
             self.site.predictor, nodes, walltime, now, deadline, self.required, self.step
         )
+        self.latest = (nodes, walltime, now, deadline, plan)
         if plan is None:
             self.refused += 1
             return False
