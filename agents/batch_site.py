@@ -66,6 +66,7 @@ class SiteJob:
     end: float | None = None
     killed: bool = False
     reserved_until: float = math.nan
+    bound: float = math.nan  # QBETS's bound on its delay, predicted at its submission
 
     @property
     def occupied(self) -> float:
@@ -145,6 +146,7 @@ class BatchSiteAgent(mesa.Agent):
         if not job.request > 0 or not job.runtime > 0:
             raise SiteError(f"request: job {job.id} needs a positive wall time and runtime")
         job.submit = self.model.time
+        job.bound = self.predictor.bound(job.nodes, job.request)  # checked against its delay
         self.jobs[job.id] = job
         work = job.nodes * job.runtime
         estimate = job.nodes * job.request

@@ -146,6 +146,8 @@ def _site_figures(model: GridMarket, site: BatchSiteAgent) -> dict[str, Any]:
                      for j in started)  # fmt: skip
     span = site.capacity * (last - first)
     waits = [j.start - j.submit for j in started]
+    bounded = [(j.start - j.submit, j.bound) for j in started if math.isfinite(j.bound)]
+    ratios = sorted(b / w for w, b in bounded if w >= 60 / 3600)  # as `trace qbets`
     return {
         "site": site.name,
         "scheduler": "easy",
@@ -163,4 +165,10 @@ def _site_figures(model: GridMarket, site: BatchSiteAgent) -> dict[str, Any]:
         "utilization": 100.0 * held / span if span > 0 else math.nan,
         "site_mean_wait_h": math.fsum(waits) / len(waits) if waits else math.nan,
         "qbets_changepoints": site.predictor.changepoints,
+        # QBETS on the site's own waits: each bound predicted at the job's submission
+        "qbets_jobs": len(bounded),
+        "qbets_correct_pct": (
+            100.0 * sum(w <= b for w, b in bounded) / len(bounded) if bounded else math.nan
+        ),
+        "qbets_median_tightness": ratios[len(ratios) // 2] if ratios else math.nan,
     }

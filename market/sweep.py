@@ -96,7 +96,8 @@ SITE_METRICS: dict[str, type] = dict.fromkeys(
         "overhead_ratio", "varq_needed_node_hours", "varq_used_node_hours",
         "varq_worst_overhead_node_hours", "varq_killed", "site_jobs", "site_killed",
         "site_mean_wait_h", "qbets_changepoints", "required_probability",
-        "promised_probability_pct", "promises_kept_pct",
+        "promised_probability_pct", "promises_kept_pct", "qbets_jobs", "qbets_correct_pct",
+        "qbets_median_tightness",
     ],
     float,
 )  # fmt: skip

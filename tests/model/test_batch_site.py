@@ -81,6 +81,11 @@ def test_varq_run_invariants(tmp_path):
     assert row.varq_jobs == len(made) and row.overhead_ratio >= 1.0
     assert row.varq_requests == len(user.records) + user.refused
     assert len(site.predictor.pooled.ordered) <= len(jobs)  # trimmed, never more
+    bounded = [j for j in jobs if np.isfinite(j.bound)]  # predicted at submission
+    assert row.qbets_jobs == len(bounded) > 0
+    assert row.qbets_correct_pct == pytest.approx(
+        100 * sum(j.start - j.submit <= j.bound for j in bounded) / len(bounded)
+    )
 
 
 def test_random_users_make_reservations(tmp_path):
