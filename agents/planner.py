@@ -12,7 +12,8 @@ Work it saves, keyed by its own key (the instant and the pool's ``version``, whi
 provider bumps on every lease and availability change), and only when ``reuse`` is on (the
 model's ``fast`` switch, see :mod:`market.clock`):
 
-- one :class:`~agents.policies.base.PlanContext` per key, with a :class:`RankMemo`;
+- one :class:`~agents.policies.base.PlanContext` per key, and a
+  :class:`~agents.policies.base.RankMemo` of the jobs' ranks at the instant;
 - the plan admission built with a job: when that job is committed and nothing changed before the
   next scheduler run (same key, same queue), that plan is followed instead of planning again.
   Plans are pure functions of (context, queue, pins), so the reused plan is the one planning
@@ -78,20 +79,22 @@ class _Recorder(Scheduler):
     def reward(self, plan: Plan, ctx: PlanContext) -> float:
         return self.inner.reward(plan, ctx)
 
-    def made_with(self, job: Job, decision: Decision, ids: list[int]) -> Plan | None:
-        """The plan recorded of the jobs ``ids`` (in that order) with ``job`` on the shape the
-        decision gave it (pinned there, or placed there unpinned: pinning a job to the shape a
-        plan gave it leaves the plan as it is), if admission built one."""
+    def made_with(self, job: Job, decision: Decision, jobs: list[Job]) -> Plan | None:
+        """The plan recorded of ``jobs`` (in that order) with ``job`` on the shape the decision
+        gave it (pinned there, or placed there unpinned: pinning a job to the shape a plan gave
+        it leaves the plan as it is), if admission built one."""
         n = decision.processors
         for queue, pinned, plan in self.plans:
-            if len(queue) != len(ids) or any(j.id != i for j, i in zip(queue, ids, strict=True)):
+            if list(queue) != jobs:  # (jobs compare by identity)
                 continue
             if pinned:
                 if pinned == {job.id: n}:
                     return plan
                 continue
-            placed = plan.placement_of(job.id)
-            if placed is not None and placed.processors == n:
+            # Unpinned: the shape the plan gave the job (searched from the end, where a job
+            # added last usually is), or None, which the decision then does not pin either.
+            placed = next((p.processors for p in reversed(plan.placements) if p.job is job), None)
+            if placed == n:
                 return plan
         return None
 
@@ -115,21 +118,19 @@ class Planner:
         self.queue: list[Job] = []  # admitted, not started, in the order plans take them
         self.shapes: dict[int, int] = {}  # the shape each queued job was admitted on
         self.reused = 0  # plans followed as admission made them (not planned again)
+        self._ranks = RankMemo() if reuse else None
         self._recorder = _Recorder(scheduler)
         self._context: tuple[tuple[float, int], PlanContext] | None = None
         # The plan admission made with the last job quoted: (job id, key, plan); with the last
-        # job admitted: (key, queue ids, plan).
+        # job admitted: (key, the queue then, plan).
         self._quoted: tuple[int, tuple[float, int], Plan] | None = None
-        self._admitted: tuple[tuple[float, int], tuple[int, ...], Plan] | None = None
-
-    def _key(self, now: float) -> tuple[float, int]:
-        return now, self.pool.version
+        self._admitted: tuple[tuple[float, int], list[Job], Plan] | None = None
 
     def context(self, now: float) -> PlanContext:
         """What the provider knows at ``now``: the capacity to plan on (the pool's free
         processors, or under uncertainty the forecast's profile at the risk level), the price,
         the forecast and the admitted shapes."""
-        key = self._key(now)
+        key = (now, self.pool.version)
         if self.reuse and self._context is not None and self._context[0] == key:
             return self._context[1]
         pool = self.pool
@@ -138,8 +139,7 @@ class Planner:
             capacity = forecast.profile(self.risk)
         else:  # every plan is certain: plan on the pool, as a risk-aware provider would too
             forecast, capacity = None, pool.free_profile(now)
-        ranks = RankMemo(now, pool.price) if self.reuse else None
-        ctx = PlanContext(now, capacity, pool.price, forecast, self.risk, self.shapes, ranks)
+        ctx = PlanContext(now, capacity, pool.price, forecast, self.risk, self.shapes, self._ranks)
         self._context = (key, ctx)
         return ctx
 
@@ -151,10 +151,13 @@ class Planner:
         decision = self.admission.decide(job, self.queue, ctx, recorder)
         self._quoted = None
         if decision.accepted and self.reuse and self.risk is None:
-            ids = list(decision.queue_order or (*(j.id for j in self.queue), job.id))
-            plan = recorder.made_with(job, decision, ids)
+            jobs = [*self.queue, job]
+            if decision.queue_order is not None:
+                by_id = {j.id: j for j in jobs}
+                jobs = [by_id[i] for i in decision.queue_order if i in by_id]
+            plan = recorder.made_with(job, decision, jobs)
             if plan is not None:
-                self._quoted = (job.id, self._key(now), plan)
+                self._quoted = (job.id, (now, self.pool.version), plan)
         recorder.ctx, recorder.plans = None, []
         return decision
 
@@ -170,21 +173,16 @@ class Planner:
                 raise ValueError("the decision's queue order is not the queue's")
             self.queue.sort(key=lambda j: position[j.id])
         quoted, self._quoted, self._admitted = self._quoted, None, None
-        if quoted is not None and quoted[0] == job.id and quoted[1] == self._key(now):
-            self._admitted = (quoted[1], tuple(j.id for j in self.queue), quoted[2])
+        if quoted is not None and quoted[0] == job.id and quoted[1] == (now, self.pool.version):
+            self._admitted = (quoted[1], self.queue.copy(), quoted[2])
 
     def plan(self, now: float) -> Plan:
         """The plan to follow now: the one admission made with the last job admitted if
         nothing changed since, else the scheduler's plan within the risk (§3.3, §3.5)."""
         admitted, self._admitted = self._admitted, None
         if admitted is not None:
-            key, ids, plan = admitted
-            queue = self.queue
-            if (
-                key == self._key(now)
-                and len(ids) == len(queue)
-                and all(i == job.id for i, job in zip(ids, queue, strict=True))
-            ):
+            key, queue, plan = admitted
+            if key == (now, self.pool.version) and queue == self.queue:  # (jobs: by identity)
                 self.reused += 1
                 return plan
         return plan_within_risk(self.scheduler, self.context(now), self.queue)
@@ -194,18 +192,17 @@ class Planner:
         self.queue.remove(job)  # (by identity: jobs compare so)
         self.shapes.pop(job.id, None)
 
-    def followed(self, plan: Plan) -> None:
-        """After the jobs due in ``plan`` started: a compressing scheduler (conservative
-        backfilling) keeps the queue in planned-start order, so that reservations move up
+    def compress(self, plan: Plan) -> None:
+        """After the jobs due in ``plan`` started, for a compressing scheduler (conservative
+        backfilling): keep the queue in planned-start order, so that reservations move up
         without overtaking when jobs end early."""
-        if self.scheduler.compresses:
-            planned = {p.job.id: p.start for p in plan.placements}
-            self.queue.sort(key=lambda job: planned.get(job.id, math.inf))  # stable
+        planned = {p.job.id: p.start for p in plan.placements}
+        self.queue.sort(key=lambda job: planned.get(job.id, math.inf))  # stable
 
     def early_start(self, now: float) -> Placement | None:
-        """Risk-aware only: a queued job worth starting now, ahead of the plan
+        """A queued job worth starting now, ahead of the plan, for a risk-aware provider
         (:func:`agents.policies.risk.start_early`), or None."""
-        if self.risk is None or not self.queue:
+        if not self.queue:
             return None
         ctx = self.context(now)
         current = plan_within_risk(self.scheduler, ctx, self.queue)

@@ -163,9 +163,11 @@ class ServiceProviderAgent(mesa.Agent):
         for placement in plan.due(now):
             if self.start(placement):
                 planner.started(placement.job)
-        planner.followed(plan)
-        while (early := planner.early_start(now)) is not None and self.start(early):
-            planner.started(early.job)
+        if planner.scheduler.compresses:
+            planner.compress(plan)
+        if planner.risk is not None:  # processors free now carry no risk (§3.5)
+            while (early := planner.early_start(now)) is not None and self.start(early):
+                planner.started(early.job)
         self._set_wake(plan.next_start(now))
 
     def _set_wake(self, at: float | None) -> None:
@@ -197,7 +199,6 @@ class ServiceProviderAgent(mesa.Agent):
         self.busy += n
         self.running += 1
         self.completions.add(now + job.runtime(n), job.id)
-        self.model.note_progress()
         return True
 
     def complete(self, job_ids: list[int]) -> None:

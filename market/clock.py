@@ -77,11 +77,14 @@ class Clock:
     def at_end_of_instant(self, callback: Callable[[], Any]) -> Event | None:
         """Run ``callback`` after everything else scheduled at this instant: at once if nothing
         else is (returns None), else in a low-priority event at this instant (returned)."""
-        if self.instant_is_over():
-            self.at_once += 1
-            callback()
-            return None
-        return self.at(self.model.time, callback, Priority.LOW)
+        model = self.model
+        if self.fast:  # instant_is_over(), inline: this runs at every arrival and completion
+            events = model._event_list._events
+            if not events or (events[0].time > model.time and not events[0].CANCELED):
+                self.at_once += 1
+                callback()
+                return None
+        return model.schedule_event(callback, at=model.time, priority=Priority.LOW)
 
     def next_event_time(self) -> float | None:
         """When the next event is due, or None if nothing is scheduled."""
@@ -106,10 +109,11 @@ class Completions:
     cancelled, so that Mesa's heap holds a handful of events instead of one per running job.
     Otherwise one event per item."""
 
-    __slots__ = ("_clock", "_due", "_fire", "_handle", "_times")
+    __slots__ = ("_clock", "_due", "_fire", "_handle", "_schedule", "_times")
 
     def __init__(self, clock: Clock, handle: Callable[[list[Any]], None]) -> None:
         self._clock = clock
+        self._schedule = clock.model.schedule_event
         self._handle = handle
         self._due: list[tuple[float, Any]] = []  # (end, key) heap
         self._times: list[float] = []  # when the events still to come are due, latest first
@@ -122,12 +126,12 @@ class Completions:
         """The job ``key`` (unique, orderable) ends at ``end``."""
         heapq.heappush(self._due, (end, key))
         if not self._clock.fast:
-            self._clock.at(end, self._fire, Priority.HIGH)
+            self._schedule(self._fire, at=end, priority=Priority.HIGH)
             return
         times = self._times
         if not times or end < times[-1]:
             times.append(end)
-            self._clock.at(end, self._fire, Priority.HIGH)
+            self._schedule(self._fire, at=end, priority=Priority.HIGH)
 
     def _fire_due(self) -> None:
         now = self._clock.model.time
@@ -140,7 +144,7 @@ class Completions:
                 end = due[0][0]
                 if not self._times or end < self._times[-1]:
                     self._times.append(end)
-                    self._clock.at(end, self._fire, Priority.HIGH)
+                    self._schedule(self._fire, at=end, priority=Priority.HIGH)
         elif due and due[0][0] <= now:
             items.append(heapq.heappop(due)[1])
         if items:

@@ -64,7 +64,7 @@ class GridMarket(mesa.Model):
         self.last_arrival = -math.inf
         self.end_time: float | None = None
         self.arrivals = 0
-        self.last_progress = 0.0  # when a job last arrived, started or ended
+        self.last_progress = 0.0  # when a job last arrived or ended
 
         # Child streams: clients first, so that job streams never depend on the rest.
         client_streams = self.rng.spawn(len(scenario.clients))
@@ -120,7 +120,7 @@ class GridMarket(mesa.Model):
             self.last_arrival = now
 
     def note_progress(self) -> None:
-        """A job started or ended now."""
+        """Jobs ended now (a job that starts ends later, or runs: see :meth:`check_stalled`)."""
         self.last_progress = self.time
 
     def check_finished(self) -> None:
@@ -166,8 +166,8 @@ class GridMarket(mesa.Model):
 
     def check_stalled(self) -> None:
         """Raise :class:`MarketStalled` if the market cannot progress: nothing is scheduled, or
-        for ``STALL_AFTER`` hours no job arrived, started or ended while none runs (a running
-        job always ends, however long it takes)."""
+        for ``STALL_AFTER`` hours no job arrived or ended while none runs (a running job always
+        ends, however long it takes)."""
         if not self.running:
             return
         nothing = self.next_event_time() is None

@@ -37,9 +37,9 @@ class PlanContext:
         risk: the acceptable risk that a plan cannot be carried out (None: uncertainty-oblivious).
         shapes: the shape each queued job was admitted on, by job id: a commitment every later
             plan keeps (admission chose the plan with that shape, §3.4).
-        ranks: each job's rank by a list scheduler at this ``now`` and ``price``, computed once
-            (see :class:`RankMemo`); made by the planner for the contexts of one instant, None
-            (compute every time) when a policy is called directly.
+        ranks: the planner's memo of each job's rank by a list scheduler at this ``now`` and
+            ``price`` (see :class:`RankMemo`); None (compute every time) when a policy is called
+            directly.
     """
 
     now: float
@@ -72,25 +72,27 @@ class PlanContext:
 
 
 class RankMemo:
-    """Each job's ``(shape, priority)`` by a scheduler, computed once for an instant.
+    """Each job's ``(shape, priority)`` by a scheduler, computed once per instant and price.
 
     A list scheduler's rank of a job depends on the job, ``ctx.now`` and ``ctx.price`` only
     (:meth:`agents.policies.list_scheduling.ListScheduler.rank`), never on the capacity or the
-    rest of the queue, so the contexts that share a memo (one instant's, at every risk level)
-    share those ranks. A context at another time or price computes afresh. Owned by the planner
-    (:mod:`agents.planner`), which makes one per instant and pool state.
+    rest of the queue, so every context of one instant (at every risk level) shares those ranks;
+    the memo forgets them when it is asked at another time or price. Owned by the planner
+    (:mod:`agents.planner`).
     """
 
     __slots__ = ("_ranks", "now", "price")
 
-    def __init__(self, now: float, price: PriceSchedule | float) -> None:
-        self.now, self.price = now, price
+    def __init__(self) -> None:
+        self.now: float | None = None
+        self.price: PriceSchedule | None = None
         self._ranks: dict[tuple[object, int], tuple[int, float]] = {}
 
     def get(self, scheduler: Any, job: Job, ctx: PlanContext) -> tuple[int, float]:
-        """``scheduler.rank(job, ctx)``, computed once per scheduler and job."""
+        """``scheduler.rank(job, ctx)``, computed once per scheduler and job at an instant."""
         if ctx.now != self.now or ctx.price is not self.price:
-            return scheduler.rank(job, ctx)
+            self.now, self.price = ctx.now, ctx.price
+            self._ranks.clear()
         key = (scheduler, job.id)
         ranked = self._ranks.get(key)
         if ranked is None:

@@ -96,9 +96,13 @@ def test_ranks_are_memoised_per_instant_and_price_only():
     scheduler = make_scheduler("first_profit")
     job = make_job(1, 2.0, 20.0, decay=1.0, shapes=(1, 2, 4), serial_fraction=0.2)
     ctx = make_ctx(4, 1.0)
-    ctx.ranks = RankMemo(ctx.now, ctx.price)
+    ctx.ranks = RankMemo()
     assert ctx.ranks.get(scheduler, job, ctx) == scheduler.rank(job, ctx)
-    later = make_ctx(4, 1.0, now=3.0)  # another instant: not the memo's, computed afresh
+    later = make_ctx(4, 1.0, now=3.0)  # another instant: the memo starts afresh
     later.ranks = ctx.ranks
     assert later.ranks.get(scheduler, job, later) == scheduler.rank(job, later)
     assert scheduler.rank(job, later) != scheduler.rank(job, ctx)  # (the value decays)
+    dearer = make_ctx(4, 2.0, now=3.0)  # another price at the same instant: afresh too
+    dearer.ranks = ctx.ranks
+    assert dearer.ranks.get(scheduler, job, dearer) == scheduler.rank(job, dearer)
+    assert scheduler.rank(job, dearer) != scheduler.rank(job, later)
