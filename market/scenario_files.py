@@ -81,7 +81,7 @@ def candidates(name: str | Path) -> list[Path]:
     out: list[Path] = []
     for base in bases:
         out.append(base)
-        if base.suffix not in (".yaml", ".yml"):
+        if base.name and base.suffix not in (".yaml", ".yml"):
             out.append(base.with_name(base.name + SUFFIX))
     return out
 
