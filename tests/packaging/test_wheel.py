@@ -76,12 +76,15 @@ def test_an_installed_wheel_runs_shipped_scenarios_by_name(installed, tmp_path):
         "-c",
         "import market, market.scenario_files as f; print(market.__file__); "
         "print(f.shipped_dir()); print(len(f.list_files(f.shipped_dir()))); "
-        f"print(f.resolve({str(ROOT / 'scenarios' / 'profit' / 'default.yaml')!r}))",
+        f"print(f.resolve({str(ROOT / 'scenarios' / 'profit' / 'default.yaml')!r})); "
+        "from dashboards.app import DEFAULT_SCENARIO; from dashboards.scenario_files import "
+        "catalog; print(DEFAULT_SCENARIO.is_file(), len(catalog()))",
         cwd=tmp_path,
         env=env,
     )
     assert where.returncode == 0, where.stderr
-    module, shipped, count, by_path = where.stdout.split()
+    module, shipped, count, by_path, dashboard_default, listed = where.stdout.split()
+    assert dashboard_default == "True" and listed == count  # the dashboard finds them too
     assert by_path == str(ROOT / "scenarios" / "profit" / "default.yaml")  # paths still work
     venv = installed.parent
     assert Path(module).is_relative_to(venv), "the installed copy, not the checkout"
