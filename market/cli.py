@@ -11,8 +11,14 @@ scheduler address, or on a local Dask cluster (``--scheduler local``), saving ev
 finishes (:mod:`market.batch`). ``gridmarket report RESULTS [--out DIR] [--error ci95|sd]
 [--metrics a,b]`` draws its figures (:mod:`market.report`).
 
-Bad input (a missing or invalid scenario file, a malformed ``--set``, an unknown format) ends
-with a one-line ``gridmarket: error: ...`` on stderr and exit status 2, never a traceback.
+A scenario is a path or a name on the search path of :mod:`market.scenario_files`
+(``gridmarket run profit/default``). ``gridmarket --version`` prints the installed version.
+
+Bad input (a missing or invalid scenario file, a malformed ``--set``, an unknown format, a seed
+or port out of range) ends with a one-line ``gridmarket: error: ...`` on stderr and exit status
+2, never a traceback. ``run`` prints its summary before writing ``--jobs-out``, so a failed
+write loses nothing printed (it is reported in one line, exit status 2). ``--format json`` keeps
+every float exactly (shortest repr that reads back as the same double; NaN as null).
 """
 
 from __future__ import annotations
@@ -20,14 +26,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import signal
 import sys
 from contextlib import contextmanager
+from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
 
 from market.batch import BatchError, SweepInterrupted, make_executor, run_sweep
+from market.limits import MAX_SEED
 from market.model import GridMarket
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
@@ -61,9 +70,10 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gridmarket", description="Simulate compute markets.")
+    parser.add_argument("--version", action="version", version=f"gridmarket {version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = commands.add_parser("run", help="run a scenario and print its summary")
-    run.add_argument("scenario", help="a scenario YAML file (see scenarios/)")
+    run.add_argument("scenario", help="a scenario file, or a name such as profit/default")
     run.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
     run.add_argument(
         "--set",
@@ -78,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     sweep = commands.add_parser("sweep", help="run a scenario's sweep, saving every run")
-    sweep.add_argument("scenario", help="a scenario YAML file with a sweep: section")
+    sweep.add_argument("scenario", help="a scenario file or name with a sweep: section")
     sweep.add_argument(
         "--workers", type=int, metavar="N", help="processes (default: every core; 1: no pool)"
     )
@@ -121,18 +131,31 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def version() -> str:
+    """The installed version of gridmarket (``unknown`` when running from an uninstalled
+    source tree)."""
+    try:
+        return metadata.version("gridmarket")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _in_range(option: str, value: int | None, low: int, high: int) -> None:
+    if value is not None and not low <= value <= high:
+        raise UsageError(f"{option}: {value} is out of range (from {low} to {high})")
+
+
 def run_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket run``: every variant of the scenario on one seed."""
     out = sys.stdout if out is None else out
     jobs_out = Path(args.jobs_out) if args.jobs_out else None
     if jobs_out is not None and jobs_out.suffix not in (".csv", ".parquet"):
         raise UsageError(f"--jobs-out: {jobs_out} must end in .csv or .parquet")
-    if args.seed is not None and args.seed < 0:
-        raise UsageError("--seed: must be >= 0")
+    _in_range("--seed", args.seed, 0, MAX_SEED)
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
-    variants = scenario.expand()  # validates every variant before anything runs
+    variants = scenario.expand(args.scenario)  # validates every variant before anything runs
     summaries, jobs = [], []
     for label, variant in variants:
         result = GridMarket(variant, seed=args.seed).run()
@@ -140,16 +163,29 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
     summary = pd.concat(summaries, ignore_index=True)
     summary = summary[["variant", "seed", *[c for c in summary if c not in ("variant", "seed")]]]
-    if jobs_out is not None:
-        _write_jobs(pd.concat(jobs, ignore_index=True), jobs_out)
     if args.format == "json":
-        records = json.loads(summary.to_json(orient="records"))
-        out.write(json.dumps(records, indent=2) + "\n")
+        out.write(json.dumps(json_records(summary), indent=2) + "\n")
     elif args.format == "csv":
         summary.to_csv(out, index=False)
     else:
         _print_table(summary, scenario.name, out)
+    if jobs_out is not None:  # after the summary: a failed write loses nothing printed
+        out.flush()
+        _write_jobs(pd.concat(jobs, ignore_index=True), jobs_out)
     return 0
+
+
+def json_records(frame: pd.DataFrame) -> list[dict]:
+    """The rows of ``frame`` as JSON-ready dicts, every float exact (Python's shortest repr
+    reads back as the same double), NaN and infinities as None, numpy scalars as Python's."""
+
+    def plain(value):
+        value = value.item() if hasattr(value, "item") else value
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return value
+
+    return [{str(k): plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
 def sweep_command(args: argparse.Namespace, out=None) -> int:
@@ -247,6 +283,9 @@ def _write_jobs(frame: pd.DataFrame, path: Path) -> None:
             frame.to_csv(path, index=False)
     except OSError as exc:
         raise UsageError(f"--jobs-out: cannot write {path} ({exc.strerror})") from None
+    except ValueError as exc:  # e.g. pyarrow's ArrowInvalid
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UsageError(f"--jobs-out: cannot write {path} ({reason})") from None
 
 
 def _print_table(summary: pd.DataFrame, title: str, out) -> None:
@@ -281,13 +320,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "report":
             return report_command(args)
         if args.command == "trace":
+            _in_range("--processors", args.processors, 1, 10**9)
             info = trace_info(args.file, skip_bad=args.skip_bad, max_procs=args.processors)
             print(format_trace_info(info))
             return 0
         if args.command == "dashboard":
+            _in_range("--port", args.port, 1, 65535)
             from dashboards.app import serve
 
-            serve(args.host, args.port, args.scenario)
+            try:
+                serve(args.host, args.port, args.scenario)
+            except OSError as exc:  # the port is taken, the host is not this machine's...
+                reason = exc.strerror or str(exc)
+                where = f"{args.host}:{args.port}"
+                raise UsageError(f"dashboard: cannot serve on {where} ({reason})") from None
             return 0
     except (UsageError, ScenarioError, BatchError, ReportError, SwfError) as exc:
         print(f"gridmarket: error: {exc}", file=sys.stderr)
@@ -295,6 +341,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gridmarket: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `gridmarket run ... | head`: stop quietly, as cat does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     return 1
 
 
