@@ -32,6 +32,7 @@ import sys
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -122,13 +123,22 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--skip-bad", action="store_true", help="skip malformed lines, counted")
     info.add_argument("--processors", type=int, help="machine size (default: the trace's MaxProcs)")
 
-    dashboard = commands.add_parser("dashboard", help="watch and steer market runs in a browser")
-    dashboard.add_argument(
-        "scenario", nargs="?", help="the scenario new tabs start with (profit/default.yaml)"
-    )
-    dashboard.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    dashboard.add_argument("--port", type=int, default=8050, help="port (8050)")
+    for plugin in plugins().values():
+        plugin.add_arguments(commands.add_parser(plugin.NAME, help=plugin.HELP))
     return parser
+
+
+PLUGIN_GROUP = "gridmarket.commands"
+
+
+def plugins() -> dict[str, Any]:
+    """Commands other packages register under the ``gridmarket.commands`` entry point (the
+    dashboard's): modules with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``."""
+    found = {}
+    for entry in metadata.entry_points(group=PLUGIN_GROUP):
+        module = entry.load()
+        found[module.NAME] = module
+    return found
 
 
 def version() -> str:
@@ -140,7 +150,8 @@ def version() -> str:
         return "unknown"
 
 
-def _in_range(option: str, value: int | None, low: int, high: int) -> None:
+def in_range(option: str, value: int | None, low: int, high: int) -> None:
+    """A one-line :class:`UsageError` unless ``low <= value <= high`` (or no value)."""
     if value is not None and not low <= value <= high:
         raise UsageError(f"{option}: {value} is out of range (from {low} to {high})")
 
@@ -151,7 +162,7 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     jobs_out = Path(args.jobs_out) if args.jobs_out else None
     if jobs_out is not None and jobs_out.suffix not in (".csv", ".parquet"):
         raise UsageError(f"--jobs-out: {jobs_out} must end in .csv or .parquet")
-    _in_range("--seed", args.seed, 0, MAX_SEED)
+    in_range("--seed", args.seed, 0, MAX_SEED)
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
@@ -320,21 +331,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "report":
             return report_command(args)
         if args.command == "trace":
-            _in_range("--processors", args.processors, 1, 10**9)
+            in_range("--processors", args.processors, 1, 10**9)
             info = trace_info(args.file, skip_bad=args.skip_bad, max_procs=args.processors)
             print(format_trace_info(info))
             return 0
-        if args.command == "dashboard":
-            _in_range("--port", args.port, 1, 65535)
-            from dashboards.app import serve
-
-            try:
-                serve(args.host, args.port, args.scenario)
-            except OSError as exc:  # the port is taken, the host is not this machine's...
-                reason = exc.strerror or str(exc)
-                where = f"{args.host}:{args.port}"
-                raise UsageError(f"dashboard: cannot serve on {where} ({reason})") from None
-            return 0
+        plugin = plugins().get(args.command)
+        if plugin is not None:
+            return plugin.run(args)
     except (UsageError, ScenarioError, BatchError, ReportError, SwfError) as exc:
         print(f"gridmarket: error: {exc}", file=sys.stderr)
         return 2
