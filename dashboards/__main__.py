@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import sys
 
-from market.cli import main
+from market import cli
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``gridmarket dashboard`` with these arguments."""
+    return cli.main(["dashboard", *(sys.argv[1:] if argv is None else argv)])
+
 
 if __name__ == "__main__":
-    sys.exit(main(["dashboard", *sys.argv[1:]]))
+    sys.exit(main())

@@ -496,6 +496,6 @@ def test_bad_scenario_is_a_one_line_error(tmp_path, capsys):
     assert module_main([str(bad)]) == 2
     err = capsys.readouterr().err
     assert (
-        err == f"python -m dashboards: error: {bad}: seed: Input should be greater than or "
+        err == f"gridmarket: error: {bad}: seed: Input should be greater than or "
         "equal to 0\n"
     )
