@@ -30,6 +30,7 @@ from market.ledger import Ledger
 from market.metrics import provider_timeseries_reporters
 from market.result import RunResult
 from market.scenario import Scenario
+from market.snapshot import MarketSnapshot, snapshot
 
 STALL_AFTER = 100_000.0  # hours with jobs waiting, none running and nothing arriving
 
@@ -65,6 +66,7 @@ class GridMarket(mesa.Model):
         self.end_time: float | None = None
         self.arrivals = 0
         self.last_progress = 0.0  # when a job last arrived or ended
+        self.stalled: str | None = None  # why the market cannot progress, once it cannot
 
         # Child streams: clients first, so that job streams never depend on the rest.
         client_streams = self.rng.spawn(len(scenario.clients))
@@ -134,11 +136,17 @@ class GridMarket(mesa.Model):
             self.end_time = self.time
 
     # -- running -------------------------------------------------------------------------------
-    def advance(self, duration: float) -> None:
-        """Run for ``duration`` hours (or until the market finishes) and take a sample."""
-        target = self.time + duration
-        self.run_until(target)
+    def advance_to(self, time: float) -> None:
+        """Run until ``time`` (or until the market finishes) and take a sample; raises
+        :class:`MarketStalled` (and keeps the reason in :attr:`stalled`) if the market cannot
+        progress."""
+        self.check_stalled()
+        self.run_until(time)
         self.datacollector.collect(self)
+
+    def snapshot(self, **options) -> MarketSnapshot:
+        """What the market looks like now (see :func:`market.snapshot.snapshot`)."""
+        return snapshot(self, **options)
 
     def next_event_time(self) -> float | None:
         """When the next event is due, or None if nothing is scheduled."""
@@ -160,8 +168,7 @@ class GridMarket(mesa.Model):
         with collector_paused():
             interval = self.spec.sample_interval
             while self.running and self.time < max_time:
-                self.check_stalled()
-                self.advance(min(interval, max_time - self.time))
+                self.advance_to(min(self.time + interval, max_time))
         return self.result()
 
     def check_stalled(self) -> None:
@@ -173,7 +180,8 @@ class GridMarket(mesa.Model):
         nothing = self.next_event_time() is None
         running = any(sp.running for sp in self.service_providers.values())
         if nothing or (not running and self.time - self.last_progress > STALL_AFTER):
-            raise MarketStalled(f"the market stalled at t={self.time:g}: {self._why_stalled()}")
+            self.stalled = f"the market stalled at t={self.time:g}: {self._why_stalled()}"
+            raise MarketStalled(self.stalled)
 
     def _why_stalled(self) -> str:
         waiting = []
