@@ -92,6 +92,8 @@ class TimeSharedCluster:
         self.unused_share = unused_share
         self.total_share = np.zeros(nodes)  # Eq. 2, per node
         self.behind_on = np.zeros(nodes, dtype=np.int64)  # jobs behind their share, per node
+        self.min_deadline = np.full(nodes, np.inf)  # earliest and latest deadline of its jobs
+        self.max_deadline = np.full(nodes, -np.inf)
         self.on_node: list[dict[int, SharedJob]] = [{} for _ in range(nodes)]
         self.jobs: dict[int, SharedJob] = {}
         self._finishes: list[tuple[float, int, int]] = []  # (finish, job id, version)
@@ -184,8 +186,12 @@ class TimeSharedCluster:
     def _retotal(self, index: np.ndarray) -> None:
         """Eq. 2 on the nodes of ``index``, summed afresh (no drift from adding and removing)."""
         on_node, total = self.on_node, self.total_share
+        lo, hi = self.min_deadline, self.max_deadline
         for j in index.tolist():
-            total[j] = math.fsum(job.share for job in on_node[j].values())
+            jobs = on_node[j].values()
+            total[j] = math.fsum(job.share for job in jobs)
+            lo[j] = min((job.deadline for job in jobs), default=math.inf)
+            hi[j] = max((job.deadline for job in jobs), default=-math.inf)
 
     def _rerate(self, now: float, index: np.ndarray, new: SharedJob | None = None) -> None:
         """New rates for the jobs on the nodes of ``index`` (and for ``new``), progress kept."""
@@ -228,14 +234,15 @@ def project_node(
     t = 0.0
     idle = unused_share == "idle"
     while active:
-        total = math.fsum(shares[i] for i in active)
+        total = sum([shares[i] for i in active])
         scale = (1.0 / total if total > 1.0 else 1.0) if idle else 1.0 / total
         to_go = [left[i] / (shares[i] * scale) for i in active]
         step = min(to_go)
         t += step
+        limit = step * (1.0 + 1e-12)
         still = []
         for i, ahead in zip(active, to_go, strict=True):
-            if ahead <= step * (1.0 + 1e-12):
+            if ahead <= limit:
                 finish[i] = t
             else:
                 left[i] -= shares[i] * scale * step

@@ -129,14 +129,10 @@ class LibraRisk(Libra):
         self.tolerance = tolerance
 
     def _choose(self, cluster, now, job, n, estimate, remaining, share) -> NodeChoice:
-        # Zero risk without projecting: an empty node (the job alone), or a node where the job
-        # fits its share and no job has fallen behind its own (every job then ends on time).
-        easy = ~cluster.occupied() | ((cluster.total_share + share <= 1.0 + FIT) & (
-            cluster.behind_on == 0
-        ))  # fmt: skip
+        zero, unknown = self.known_risk(cluster, now, job.deadline, share)
         chosen: list[int] = []
-        for j, known in enumerate(easy.tolist()):
-            if known or self.zero_risk(cluster, j, now, estimate, share, remaining):
+        for j in np.flatnonzero(zero | unknown).tolist():
+            if zero[j] or self.zero_risk(cluster, j, now, estimate, share, remaining):
                 chosen.append(j)
                 if len(chosen) == n:
                     nodes = tuple(chosen)
@@ -147,6 +143,29 @@ class LibraRisk(Libra):
             f"share {share:.3f}: {len(chosen)} of {cluster.size} nodes have zero risk, {n} needed",
             share,
         )
+
+    def known_risk(
+        self, cluster: TimeSharedCluster, now: float, deadline: float, share: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The nodes whose risk with the new job is zero without projecting, and those that
+        need :meth:`zero_risk`; the rest have a positive risk. Zero: an empty node (the job
+        alone), or a node where the job fits its share and no job has fallen behind its own
+        (every job then ends on time). With ``unused_share="idle"`` a node whose jobs have never
+        fallen behind and none is past its deadline runs each exactly on its share's schedule
+        (estimated remaining runtime / share = remaining deadline); over-committed by the new
+        job, the first to end is late by the factor of the over-commitment and every later one
+        by less, so its risk is zero only if every job has the new job's deadline."""
+        total, behind = cluster.total_share, cluster.behind_on > 0
+        occupied = cluster.occupied()
+        zero = ~occupied | (~behind & (total + share <= 1.0 + FIT))
+        if self.unused_share != "idle":
+            return zero, occupied & ~zero
+        lo, hi = cluster.min_deadline, cluster.max_deadline
+        on_schedule = ~behind & (lo > now)
+        close = self.tolerance * (deadline - now)
+        same = on_schedule & (hi - lo <= close) & (np.abs(lo - deadline) <= close)
+        zero |= same
+        return zero, occupied & ~zero & ~on_schedule
 
     def zero_risk(
         self,
