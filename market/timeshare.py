@@ -202,7 +202,7 @@ class TimeSharedCluster:
             jobs.update(self.on_node[j])
         total = self.total_share
         for job in jobs.values():
-            worst = float(total[job._index].max()) if len(job.nodes) > 1 else total[job.nodes[0]]
+            worst = float(total[job._index].max() if len(job.nodes) > 1 else total[job.nodes[0]])
             rate = self.rate_on(job.share, worst)
             if rate == job.rate and job is not new:
                 continue
