@@ -17,7 +17,10 @@ runtime estimates for deadline constrained job admission control in clusters", I
   will be late (which is how LibraRisk admits more jobs whose estimates are too long). Our
   choices where the paper is silent: a job already past its deadline (remaining deadline <= 0)
   has no Eq. 4 value and is left out of the risk; "zero" is a spread of deadline delays below
-  ``tolerance`` (1e-9; floating point).
+  ``tolerance`` (1e-9; floating point); and, as "like Libra, [it] enforces the deadlines of
+  previously accepted jobs on each node" (§3.3), a node is not suitable either if the new job
+  would make late a job projected on time without it (equal deadline delays > 1, e.g. jobs
+  with one deadline on an over-committed node, have zero sigma but break that promise).
 - :class:`EDF` (§4): space-shared, non-preemptive earliest deadline first with a queue: the job
   with the earliest deadline starts as soon as enough processors are free (no backfilling; a job
   arriving with an earlier deadline meanwhile is selected instead). With ``admission_control``
@@ -152,19 +155,14 @@ class LibraRisk(Libra):
         alone), or a node where the job fits its share and no job has fallen behind its own
         (every job then ends on time). With ``unused_share="idle"`` a node whose jobs have never
         fallen behind and none is past its deadline runs each exactly on its share's schedule
-        (estimated remaining runtime / share = remaining deadline); over-committed by the new
-        job, the first to end is late by the factor of the over-commitment and every later one
-        by less, so its risk is zero only if every job has the new job's deadline."""
+        (estimated remaining runtime / share = remaining deadline), so over-committed by the new
+        job it would make them late: positive risk."""
         total, behind = cluster.total_share, cluster.behind_on > 0
         occupied = cluster.occupied()
         zero = ~occupied | (~behind & (total + share <= 1.0 + FIT))
         if self.unused_share != "idle":
             return zero, occupied & ~zero
-        lo, hi = cluster.min_deadline, cluster.max_deadline
-        on_schedule = ~behind & (lo > now)
-        close = self.tolerance * (deadline - now)
-        same = on_schedule & (hi - lo <= close) & (np.abs(lo - deadline) <= close)
-        zero |= same
+        on_schedule = ~behind & (cluster.min_deadline > now)
         return zero, occupied & ~zero & ~on_schedule
 
     def zero_risk(
@@ -186,7 +184,17 @@ class LibraRisk(Libra):
         deadlines.append(remaining)
         delays = project_node(left, shares, deadlines, self.unused_share)
         values = deadline_delays(delays, deadlines)
-        return not values or max(values) - min(values) <= self.tolerance * max(values)
+        if values and max(values) - min(values) > self.tolerance * max(values):
+            return False
+        late = [d > self.tolerance * max(r, 1.0) for d, r in zip(delays, deadlines, strict=True)]
+        if not any(late[:-1]):
+            return True
+        # the deadlines of previously accepted jobs: none on time without the job is late with it
+        alone = project_node(left[:-1], shares[:-1], deadlines[:-1], self.unused_share)
+        return not any(
+            now_late and d <= self.tolerance * max(r, 1.0)
+            for now_late, d, r in zip(late, alone, deadlines, strict=False)
+        )
 
 
 @register_cluster("edf")

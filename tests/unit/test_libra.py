@@ -148,3 +148,39 @@ def test_libra_risk_shortcut_agrees_with_its_projection(case):
     for j in range(cluster.size):
         if not unknown[j]:
             assert bool(zero[j]) == policy.zero_risk(cluster, j, now, estimate, share, remaining)
+
+
+@st.composite
+def job_streams(draw):
+    """Jobs arriving on a 4-node cluster, exact estimates; deadlines may coincide."""
+    jobs, t = [], 0.0
+    for i in range(draw(st.integers(1, 15))):
+        t += draw(st.sampled_from([0.0, 0.25, 0.5, 1.0]))
+        runtime = draw(st.sampled_from([0.5, 1.0, 2.0, 3.0]))
+        factor = draw(st.sampled_from([1.0, 1.5, 2.0, 4.0]))
+        jobs.append(rigid(i, t, runtime, t + factor * runtime, n=draw(st.integers(1, 4))))
+    return jobs
+
+
+@settings(max_examples=80, deadline=None)
+@given(job_streams(), st.sampled_from(["libra", "libra_risk"]))
+def test_admitted_jobs_never_over_commit_libra_and_meet_exact_deadlines(jobs, name):
+    """Invariants: Libra never lets a node's total share pass 1 at admission; with exact
+    estimates every job Libra or LibraRisk admits meets its deadline; none is lost."""
+    policy, cluster, ends, admitted = make_cluster(name), TimeSharedCluster(4), {}, {}
+    for job in jobs:
+        while (at := cluster.next_completion()) is not None and at <= job.arrival:
+            ends.update((j.id, at) for j in cluster.complete_due(at))
+        choice = policy.choose(cluster, job.arrival, job)
+        if choice.nodes is not None:
+            n = job.max_shape
+            cluster.admit(job.arrival, job.id, choice.nodes, job.runtime(n), job.runtime(n),
+                          job.deadline)  # fmt: skip
+            admitted[job.id] = job
+            if name == "libra":
+                assert cluster.total_share.max() <= 1.0 + 1e-9
+    while (at := cluster.next_completion()) is not None:
+        ends.update((j.id, at) for j in cluster.complete_due(at))
+    assert sorted(ends) == sorted(admitted)
+    for job_id, end in ends.items():
+        assert end <= admitted[job_id].deadline + 1e-9, f"{name}: job {job_id} missed"
