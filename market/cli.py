@@ -58,6 +58,11 @@ TABLE_COLUMNS = {
     "profit_rate": "profit/h",
     "realised_pct": "realised %",
 }
+#: Shown too when some provider has a value (deadline workloads: Yeo & Buyya ICPP'06 §4).
+DEADLINE_COLUMNS = {
+    "deadlines_fulfilled_pct": "fulfilled %",
+    "mean_slowdown_fulfilled": "slowdown (fulfilled)",
+}
 
 
 class UsageError(Exception):
@@ -304,12 +309,15 @@ def _print_table(summary: pd.DataFrame, title: str, out) -> None:
     from rich.table import Table
 
     table = Table(title=f"{title} (seed {summary['seed'].iloc[0]})")
-    for column, label in TABLE_COLUMNS.items():
+    columns = TABLE_COLUMNS | {
+        c: label for c, label in DEADLINE_COLUMNS.items() if summary[c].notna().any()
+    }
+    for column, label in columns.items():
         numeric = pd.api.types.is_numeric_dtype(summary[column])
         table.add_column(label, justify="right" if numeric else "left")
     for row in summary.itertuples(index=False):
         cells = []
-        for column in TABLE_COLUMNS:
+        for column in columns:
             value = getattr(row, column)
             if isinstance(value, float):
                 cells.append("-" if math.isnan(value) else f"{value:,.1f}")

@@ -22,7 +22,8 @@ import math
 import mesa
 
 from agents.client import ClientAgent
-from agents.policies import make_admission, make_scheduler
+from agents.cluster_provider import cluster_provider
+from agents.policies import make_admission, make_cluster, make_scheduler
 from agents.resource_provider import ResourceProviderAgent, Uncertainty
 from agents.service_provider import ServiceProviderAgent
 from market.clock import Clock, collector_paused
@@ -93,6 +94,13 @@ class GridMarket(mesa.Model):
                 risk=sp.risk,
                 reshape=sp.reshape,
             )
+            if sp.cluster is None  # a deadline cluster (Libra, LibraRisk, EDF)
+            else cluster_provider(
+                self,
+                sp.name,
+                make_cluster(sp.cluster.name, **sp.cluster.params),
+                self.resource_providers[sp.resource_provider or default_rp],
+            )
             for sp in scenario.service_providers
         }
         self.clients = {}
@@ -106,7 +114,10 @@ class GridMarket(mesa.Model):
             self.clients[spec.name] = ClientAgent(self, spec.name, jobs, providers, spec.offer_rule)
 
         self.datacollector = mesa.DataCollector(
-            agenttype_reporters={ServiceProviderAgent: provider_timeseries_reporters()}
+            agenttype_reporters={
+                kind: provider_timeseries_reporters()
+                for kind in dict.fromkeys(type(sp) for sp in self.service_providers.values())
+            }
         )
         self.datacollector.collect(self)
         self.check_finished()

@@ -128,6 +128,11 @@ class ServiceProviderSpec(BaseModel):
         None, gt=0, lt=1, description="acceptable risk (§3.5); none: uncertainty-oblivious"
     )
     reshape: bool = Field(True, description="run a due job on fewer processors if short (§6)")
+    cluster: PolicySpec | None = Field(
+        None,
+        description="run a deadline cluster instead (libra, libra_risk, edf: Yeo & Buyya "
+        "ICPP'06); scheduler, admission, risk and reshape are then unused",
+    )
 
     @field_validator("scheduler")
     @classmethod
@@ -143,6 +148,15 @@ class ServiceProviderSpec(BaseModel):
         from agents.policies import make_admission
 
         make_admission(spec.name, **spec.params)
+        return spec
+
+    @field_validator("cluster")
+    @classmethod
+    def _known_cluster(cls, spec: PolicySpec | None) -> PolicySpec | None:
+        from agents.policies import make_cluster
+
+        if spec is not None:
+            make_cluster(spec.name, **spec.params)
         return spec
 
 

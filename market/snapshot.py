@@ -118,7 +118,7 @@ def _running(sp, now: float) -> list[JobView]:
 
 
 def _planned(sp, now: float, limit: int) -> list[JobView]:
-    plan = sp.last_plan
+    plan = getattr(sp, "last_plan", None)  # (providers that plan)
     if plan is None or not sp.queue:
         return []
     queued = {job.id for job in sp.queue}

@@ -86,6 +86,8 @@ SUMMARY_METRICS: dict[str, type] = {
     "mean_response": float,
     "mean_slowdown": float,
     "end_time": float,
+    "deadlines_fulfilled_pct": float,
+    "mean_slowdown_fulfilled": float,
 }
 
 #: Columns of the summary that name the provider and its policies (always kept).
