@@ -24,7 +24,7 @@ import mesa
 from agents.client import ClientAgent
 from agents.cluster_provider import cluster_provider
 from agents.policies import make_admission, make_cluster, make_scheduler
-from agents.resource_provider import ResourceProviderAgent, Uncertainty
+from agents.resource_provider import ResourceProviderAgent
 from agents.service_provider import ServiceProviderAgent
 from market.clock import Clock, collector_paused
 from market.ledger import Ledger
@@ -78,7 +78,7 @@ class GridMarket(mesa.Model):
                 rp.name,
                 rp.capacity,
                 rp.price_schedule(),
-                Uncertainty(**rp.uncertainty.model_dump()),
+                rp.uncertainty,
                 stream,
             )
             for rp, stream in zip(scenario.resource_providers, provider_streams, strict=True)

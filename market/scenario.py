@@ -76,6 +76,11 @@ class UncertaintySpec(BaseModel):
     outage_duration: float = Field(1.0, gt=0, description="mean outage length, hours")
     outage_share: float = Field(0.5, gt=0, le=1, description="share of the pool an outage takes")
 
+    @property
+    def varies(self) -> bool:
+        """Whether availability ever differs from the pool."""
+        return self.sigma > 0 or self.overbooking > 0 or self.outage_rate > 0
+
 
 class PriceChange(BaseModel):
     """The price per processor-hour from time ``at`` on."""
