@@ -72,47 +72,9 @@ class GridMarket(mesa.Model):
         # Child streams: clients first, so that job streams never depend on the rest.
         client_streams = self.rng.spawn(len(scenario.clients))
         provider_streams = self.rng.spawn(len(scenario.resource_providers))
-        self.resource_providers = {
-            rp.name: ResourceProviderAgent(
-                self,
-                rp.name,
-                rp.capacity,
-                rp.price_schedule(),
-                rp.uncertainty,
-                stream,
-            )
-            for rp, stream in zip(scenario.resource_providers, provider_streams, strict=True)
-        }
-        default_rp = scenario.resource_providers[0].name
-        self.service_providers = {
-            sp.name: ServiceProviderAgent(
-                self,
-                sp.name,
-                make_scheduler(sp.scheduler.name, **sp.scheduler.params),
-                make_admission(sp.admission.name, **sp.admission.params),
-                self.resource_providers[sp.resource_provider or default_rp],
-                risk=sp.risk,
-                reshape=sp.reshape,
-            )
-            if sp.cluster is None  # a deadline cluster (Libra, LibraRisk, EDF)
-            else cluster_provider(
-                self,
-                sp.name,
-                make_cluster(sp.cluster.name, **sp.cluster.params),
-                self.resource_providers[sp.resource_provider or default_rp],
-            )
-            for sp in scenario.service_providers
-        }
-        self.clients = {}
-        first_id = 0
-        for spec, stream in zip(scenario.clients, client_streams, strict=True):
-            jobs = spec.workload.generate(stream, first_id=first_id, client=spec.name)
-            first_id += len(jobs)
-            providers = [self.service_providers[name] for name in spec.providers or []] or list(
-                self.service_providers.values()
-            )
-            self.clients[spec.name] = ClientAgent(self, spec.name, jobs, providers, spec.offer_rule)
-
+        self.resource_providers = self._create_resource_providers(provider_streams)
+        self.service_providers = self._create_service_providers()
+        self.clients = self._create_clients(client_streams)
         self.datacollector = mesa.DataCollector(
             agenttype_reporters={
                 kind: provider_timeseries_reporters()
@@ -121,6 +83,46 @@ class GridMarket(mesa.Model):
         )
         self.datacollector.collect(self)
         self.check_finished()
+
+    # -- building ------------------------------------------------------------------------------
+    def _create_resource_providers(self, streams) -> dict[str, ResourceProviderAgent]:
+        """The resource providers by name, each with its own random stream."""
+        return {
+            rp.name: ResourceProviderAgent(
+                self, rp.name, rp.capacity, rp.price_schedule(), rp.uncertainty, stream
+            )
+            for rp, stream in zip(self.spec.resource_providers, streams, strict=True)
+        }
+
+    def _create_service_providers(self) -> dict[str, mesa.Agent]:
+        """The service providers by name: planning ones, or deadline clusters (Libra,
+        LibraRisk, EDF), each renting from its resource provider (the first by default)."""
+        providers = {}
+        for sp in self.spec.service_providers:
+            pool = self.resource_providers[
+                sp.resource_provider or self.spec.resource_providers[0].name
+            ]
+            if sp.cluster is not None:
+                policy = make_cluster(sp.cluster.name, **sp.cluster.params)
+                providers[sp.name] = cluster_provider(self, sp.name, policy, pool)
+                continue
+            scheduler = make_scheduler(sp.scheduler.name, **sp.scheduler.params)
+            admission = make_admission(sp.admission.name, **sp.admission.params)
+            providers[sp.name] = ServiceProviderAgent(
+                self, sp.name, scheduler, admission, pool, risk=sp.risk, reshape=sp.reshape
+            )
+        return providers
+
+    def _create_clients(self, streams) -> dict[str, ClientAgent]:
+        """The clients by name, each with the jobs its workload draws from its own stream."""
+        clients, first_id = {}, 0
+        for spec, stream in zip(self.spec.clients, streams, strict=True):
+            jobs = spec.workload.generate(stream, first_id=first_id, client=spec.name)
+            first_id += len(jobs)
+            named = [self.service_providers[name] for name in spec.providers or []]
+            providers = named or list(self.service_providers.values())
+            clients[spec.name] = ClientAgent(self, spec.name, jobs, providers, spec.offer_rule)
+        return clients
 
     # -- called by agents ----------------------------------------------------------------------
     def note_arrival(self, job) -> None:
@@ -140,7 +142,8 @@ class GridMarket(mesa.Model):
         """Stop once every client has submitted everything and every provider is idle."""
         if not self.running:
             return
-        if all(c.exhausted for c in self.clients.values()) and all(
+        clients = self.agents_by_type.get(ClientAgent, ())
+        if all(c.exhausted for c in clients) and all(
             sp.idle for sp in self.service_providers.values()
         ):
             self.running = False
