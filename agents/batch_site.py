@@ -22,16 +22,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING
 
 import mesa
-from mesa.time import Priority
 
 from agents.policies.backfill import EASY
 from agents.policies.base import PlanContext
-from agents.timers import TimedQueue
 from market.capacity import CapacityProfile
+from market.clock import Completions, handler
 from market.jobs import Job
 from market.pricing import PriceSchedule
 from market.qbets import QBETS
@@ -125,10 +123,10 @@ class BatchSiteAgent(mesa.Agent):
         self._next_background = 0
         self._next_id = len(background)
         # Mesa keeps weak references to callbacks: keep them (see ServiceProviderAgent).
-        self._on_arrive = partial(self._arrive)
-        self._on_dispatch = partial(self._dispatch)
-        self._completions = TimedQueue(model, partial(self._complete_due))
-        self._overruns = TimedQueue(model, partial(self._overrun))
+        self._on_arrive = handler(self._arrive)
+        self._on_dispatch = handler(self._dispatch)
+        self._completions = Completions(model.clock, self._complete_due)
+        self._overruns = Completions(model.clock, self._overrun)
         self._schedule_background()
 
     # -- submissions -----------------------------------------------------------------------------
@@ -159,7 +157,7 @@ class BatchSiteAgent(mesa.Agent):
         i = self._next_background
         if i < len(self._background):
             at = max(float(self._background.submit[i]), self.model.time)
-            self.model.schedule_event(self._on_arrive, at=at)
+            self.model.clock.at(at, self._on_arrive)
 
     def _arrive(self) -> None:
         trace, i = self._background, self._next_background
@@ -172,7 +170,7 @@ class BatchSiteAgent(mesa.Agent):
     def _request_dispatch(self) -> None:
         if not self._dispatch_pending:
             self._dispatch_pending = True
-            self.model.schedule_event(self._on_dispatch, at=self.model.time, priority=Priority.LOW)
+            self.model.clock.at_end_of_instant(self._on_dispatch)
 
     def _dispatch(self) -> None:
         """Plan the queue with EASY and start what is due now."""
@@ -201,29 +199,29 @@ class BatchSiteAgent(mesa.Agent):
         self.profile.reserve(now, job.request, job.nodes)
         job.reserved_until = now + job.request
         if occupy > job.request:
-            self._overruns.push(job.reserved_until, job.id)
+            self._overruns.add(job.reserved_until, job.id)
         self.busy += job.nodes
         self.running += 1
-        self._completions.push(now + occupy, job.id)
+        self._completions.add(now + occupy, job.id)
         if job.on_start is not None:
             job.on_start(job)
 
-    def _overrun(self) -> None:
+    def _overrun(self, due: list[int]) -> None:
         """A job runs past its requested wall time without being killed: hold its nodes for
         one more request in the plan."""
         now = self.model.time
-        for job_id, _ in self._overruns.pop_due():
+        for job_id in due:
             job = self.jobs[job_id]
             if job.end is not None:
                 continue
             self.profile.trim(now)
             self.profile.reserve(now, job.request, job.nodes)
             job.reserved_until = now + job.request
-            self._overruns.push(job.reserved_until, job.id)
+            self._overruns.add(job.reserved_until, job.id)
 
-    def _complete_due(self) -> None:
+    def _complete_due(self, due: list[int]) -> None:
         now = self.model.time
-        for job_id, _ in self._completions.pop_due():
+        for job_id in due:
             job = self.jobs[job_id]
             job.end = now
             if job.reserved_until > now:
@@ -232,6 +230,7 @@ class BatchSiteAgent(mesa.Agent):
             self.running -= 1
             if job.on_end is not None:
                 job.on_end(job)
+        self.model.note_progress()
         self._request_dispatch()
         if self.idle:
             self.model.check_finished()

@@ -8,7 +8,8 @@ for processors when a job is due (:meth:`rent`) and gives them back when it ends
 (the "uncertainty estimator" of §3.2), and the leases already granted.
 
 What is really there can differ from the forecast (§1.1: a resource provider "might over-book
-resources ... or it might suffer equipment failures"). With an :class:`Uncertainty`:
+resources ... or it might suffer equipment failures"). With an
+:class:`~market.scenario.UncertaintySpec`:
 
 - every ``period`` hours the availability is drawn afresh: the forecast plus an error of standard
   deviation ``sigma`` (see :mod:`market.forecast`), independently of other periods;
@@ -34,33 +35,17 @@ import mesa
 from mesa.time import Priority
 
 from market.capacity import CapacityProfile
+from market.clock import handler
 from market.forecast import AvailabilityModel, Forecast
 from market.ledger import Kind
 from market.pricing import PriceSchedule
+from market.scenario import UncertaintySpec
 
 if TYPE_CHECKING:
     import numpy as np
 
     from agents.service_provider import ServiceProviderAgent
     from market.model import GridMarket
-
-
-@dataclass(frozen=True, slots=True)
-class Uncertainty:
-    """How actual availability deviates from the forecast (all zero: it never does)."""
-
-    sigma: float = 0.0
-    distribution: str = "normal"
-    period: float = 1.0
-    overbooking: float = 0.0
-    outage_rate: float = 0.0
-    outage_duration: float = 1.0
-    outage_share: float = 0.5
-
-    @property
-    def varies(self) -> bool:
-        """Whether availability ever differs from the pool."""
-        return self.sigma > 0 or self.overbooking > 0 or self.outage_rate > 0
 
 
 @dataclass(slots=True)
@@ -84,14 +69,14 @@ class ResourceProviderAgent(mesa.Agent):
         name: str,
         capacity: int,
         price: PriceSchedule | float,
-        uncertainty: Uncertainty | None = None,
+        uncertainty: UncertaintySpec | None = None,
         rng: np.random.Generator | None = None,
     ) -> None:
         super().__init__(model)
         self.name = name
         self.capacity = capacity
         self.price = price if isinstance(price, PriceSchedule) else PriceSchedule.constant(price)
-        self.uncertainty = uncertainty or Uncertainty()
+        self.uncertainty = uncertainty or UncertaintySpec()
         self.varies = self.uncertainty.varies  # whether availability ever differs from the pool
         self.availability_model = AvailabilityModel(
             capacity, self.uncertainty.sigma, self.uncertainty.distribution
@@ -109,8 +94,12 @@ class ResourceProviderAgent(mesa.Agent):
         self._next_lease = 0
         self._outage_size = max(1, round(self.uncertainty.outage_share * capacity))
         self._rng = rng if rng is not None else model.rng
+        # Event handlers kept as attributes (see market.clock.handler).
+        self._on_new_period = handler(self._new_period)
+        self._on_outage_starts = handler(self._outage_starts)
+        self._on_outage_ends = handler(self._outage_ends)
         if self.varies:
-            self.model.schedule_event(self._new_period, at=model.time, priority=Priority.HIGH)
+            model.clock.at(model.time, self._on_new_period, Priority.HIGH)
             if self.uncertainty.outage_rate > 0:
                 self._schedule_outage()
 
@@ -193,14 +182,12 @@ class ResourceProviderAgent(mesa.Agent):
         u = self.uncertainty
         mean = self.capacity * (1.0 - u.overbooking)
         self.drawn = self.availability_model.sample(mean, self._rng)
-        self.model.schedule_event(
-            self._new_period, at=self.model.time + u.period, priority=Priority.HIGH
-        )
+        self.model.clock.at(self.model.time + u.period, self._on_new_period, Priority.HIGH)
         self._changed()
 
     def _schedule_outage(self) -> None:
         delay = float(self._rng.exponential(1.0 / self.uncertainty.outage_rate))
-        self.model.schedule_event(self._outage_starts, at=self.model.time + delay)
+        self.model.clock.at(self.model.time + delay, self._on_outage_starts)
 
     def _outage_starts(self) -> None:
         if not self.model.running:
@@ -208,7 +195,7 @@ class ResourceProviderAgent(mesa.Agent):
         u = self.uncertainty
         self.lost += self._outage_size
         end = self.model.time + float(self._rng.exponential(u.outage_duration))
-        self.model.schedule_event(self._outage_ends, at=end, priority=Priority.HIGH)
+        self.model.clock.at(end, self._on_outage_ends, Priority.HIGH)
         self._schedule_outage()
         self._changed()
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import mesa
 
 from agents.batch_site import BatchSiteAgent, SiteJob
+from market.clock import handler
 from market.jobs import Job
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class SiteBrokerAgent(mesa.Agent):
         self.quotes: dict[int, SiteQuote | None] = {}
         self.submitted: dict[int, tuple[Job, SiteJob]] = {}
         self._next = 0
-        self._on_arrive = partial(self._arrive)
+        self._on_arrive = handler(self._arrive)
         site.users.append(self)
         self._schedule()
 
@@ -93,7 +93,7 @@ class SiteBrokerAgent(mesa.Agent):
     def _schedule(self) -> None:
         if self._next < len(self.jobs):
             at = max(self.jobs[self._next].arrival, self.model.time)
-            self.model.schedule_event(self._on_arrive, at=at)
+            self.model.clock.at(at, self._on_arrive)
 
     def _arrive(self) -> None:
         job = self.jobs[self._next]

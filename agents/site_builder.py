@@ -20,6 +20,7 @@ from agents.varq_user import RandomVarqUser, TraceVarqUser, VarqUser
 from market.qbets import QBETS, JobClasses
 from market.qbets_cluster import ClusteredQBETS
 from market.site_spec import BatchSiteSpec
+from market.sweep import SUMMARY_METRICS
 from market.workloads.site_trace import load_site_trace
 
 if TYPE_CHECKING:
@@ -133,6 +134,8 @@ def site_rows(model: GridMarket) -> list[dict[str, Any]]:
         base = _site_figures(model, site)
         for user in mine or [None]:
             row = {**base, **(user.summary() if user is not None else {"provider": site.name})}
+            for metric in SUMMARY_METRICS:  # a service provider's metrics: none here
+                row.setdefault(metric, math.nan)
             rows.append(row)
     return rows
 

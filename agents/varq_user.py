@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import mesa
@@ -34,7 +33,7 @@ import numpy as np
 
 from agents.batch_site import BatchSiteAgent, SiteJob
 from agents.policies import varq
-from agents.timers import TimedQueue
+from market.clock import Completions, handler
 from market.workloads.site_trace import SiteTrace
 
 if TYPE_CHECKING:
@@ -85,7 +84,8 @@ class VarqUser(mesa.Agent):
         self.plain = 0  # refused requests submitted as plain jobs
         # the latest request (nodes, walltime, asked at, deadline, plan or None), for display
         self.latest: tuple[int, float, float, float, varq.VarqPlan | None] | None = None
-        self._waiting = TimedQueue(model, partial(self._wake))
+        self._waiting = Completions(model.clock, self._wake)  # re-plans and submissions due
+        self._records: dict[int, VarqRecord] = {}
         site.users.append(self)
 
     # -- a reservation ---------------------------------------------------------------------------
@@ -110,13 +110,12 @@ class VarqUser(mesa.Agent):
         if record.plan.submit_at <= now + 1e-12:
             self._submit(record)
         else:
-            self._waiting.push(
-                min(record.plan.submit_at, now + self.replan_interval), record.id, record
-            )
+            self._records[record.id] = record
+            self._waiting.add(min(record.plan.submit_at, now + self.replan_interval), record.id)
 
-    def _wake(self) -> None:
+    def _wake(self, due: list[int]) -> None:
         now = self.model.time
-        for _, record in self._waiting.pop_due():
+        for record in [self._records.pop(i) for i in due]:
             if record.plan.submit_at > now + 1e-12:  # re-plan while waiting (§3)
                 again = varq.plan(
                     self.site.predictor, record.nodes, record.walltime, now, record.deadline,
@@ -203,7 +202,7 @@ class TraceVarqUser(VarqUser):
         self.offset = deadline_offset
         self.on_refusal = refused
         self._next = 0
-        self._on_arrive = partial(self._arrive)
+        self._on_arrive = handler(self._arrive)
         self._schedule()
 
     def next_deadline(self, now: float) -> float:
@@ -219,7 +218,7 @@ class TraceVarqUser(VarqUser):
     def _schedule(self) -> None:
         if self._next < len(self.jobs):
             at = max(float(self.jobs.submit[self._next]), self.model.time)
-            self.model.schedule_event(self._on_arrive, at=at)
+            self.model.clock.at(at, self._on_arrive)
 
     def _arrive(self) -> None:
         i, jobs = self._next, self.jobs
@@ -261,8 +260,8 @@ class RandomVarqUser(VarqUser):
         self.after_deadline = after_deadline
         self.target = start + lead
         self._stopped = False
-        self._on_attempt = partial(self._attempt)
-        self.model.schedule_event(self._on_attempt, at=max(start, model.time))
+        self._on_attempt = handler(self._attempt)
+        self.model.clock.at(max(start, model.time), self._on_attempt)
 
     @property
     def exhausted(self) -> bool:
@@ -284,4 +283,4 @@ class RandomVarqUser(VarqUser):
             self.target = at + self.lead
         else:
             at = now + self.retry
-        self.model.schedule_event(self._on_attempt, at=at)
+        self.model.clock.at(at, self._on_attempt)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from market.fulfilment import deadline_summary
+
 if TYPE_CHECKING:
     from agents.service_provider import ServiceProviderAgent
     from market.model import GridMarket
@@ -107,4 +109,4 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
         "mean_response": _mean(responses),
         "mean_slowdown": _mean(slowdowns),
         "end_time": now,
-    }
+    } | deadline_summary(model, sp)

@@ -62,9 +62,11 @@ class RunResult:
 
 
 def _timeseries(model: GridMarket) -> pd.DataFrame:
-    from agents.service_provider import ServiceProviderAgent
-
-    frame = model.datacollector.get_agenttype_vars_dataframe(ServiceProviderAgent)
+    collector = model.datacollector  # one agent type per kind of service provider
+    frames = [collector.get_agenttype_vars_dataframe(k) for k in collector.agenttype_reporters]
+    if not frames:  # no service provider (a market of batch sites only)
+        return pd.DataFrame(columns=["time", "provider"])
+    frame = pd.concat(frames) if len(frames) > 1 else frames[0]
     frame = frame.reset_index().rename(columns={"Step": "time"}).drop(columns="AgentID")
     return frame.sort_values(["time", "provider"], kind="stable").reset_index(drop=True)
 

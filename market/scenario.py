@@ -8,18 +8,27 @@ job stream (the papers' way of comparing policies); each is a set of overrides i
 
 Every error is one line that names the file and the field, e.g.
 ``scenarios/x.yaml: clients.0.workload.mean_interarrival: must be greater than 0``.
+
+Beyond each field's own range, a scenario is refused when any number in it is infinite or NaN,
+when two agents (clients, service and resource providers alike) share a name, when price
+changes are not in increasing time order, or when a setting would make the run take endless
+samples or events (:mod:`market.limits` has the bounds). Files are found on the search path of
+:mod:`market.scenario_files` (``profit/default`` names a shipped scenario).
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from market import limits
 from market.pricing import PriceSchedule
+from market.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
 from market.site_spec import BatchSiteSpec
 from market.sweep import SweepSpec
 from market.workloads import ProfitWorkload, Workload
@@ -33,7 +42,7 @@ class PolicySpec(BaseModel):
     """A policy by registered name, with its parameters: ``first_profit`` or
     ``{name: first_reward, alpha: 0.3}``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str
     params: dict[str, Any] = Field(default_factory=dict)
@@ -58,7 +67,7 @@ class UncertaintySpec(BaseModel):
     """How a resource provider's actual availability deviates from its forecast (see
     :mod:`market.forecast` and :mod:`agents.resource_provider`). All zero: it never does."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     sigma: float = Field(0.0, ge=0, description="sd of the forecast error, in processors")
     distribution: Literal["normal", "laplace", "uniform", "logistic"] = "normal"
@@ -68,11 +77,16 @@ class UncertaintySpec(BaseModel):
     outage_duration: float = Field(1.0, gt=0, description="mean outage length, hours")
     outage_share: float = Field(0.5, gt=0, le=1, description="share of the pool an outage takes")
 
+    @property
+    def varies(self) -> bool:
+        """Whether availability ever differs from the pool."""
+        return self.sigma > 0 or self.overbooking > 0 or self.outage_rate > 0
+
 
 class PriceChange(BaseModel):
     """The price per processor-hour from time ``at`` on."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     at: float = Field(ge=0)
     price: float = Field(ge=0)
@@ -81,13 +95,26 @@ class PriceChange(BaseModel):
 class ResourceProviderSpec(BaseModel):
     """A resource provider renting out a pool of processors."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "rp"
     capacity: int = Field(10, ge=1, description="processors (Table 1: 10)")
     price: float = Field(3.0, ge=0, description="per processor-hour (Table 1: 3 florins)")
-    price_changes: list[PriceChange] = Field(default_factory=list, description="a price schedule")
+    price_changes: list[PriceChange] = Field(
+        default_factory=list, description="a price schedule, in increasing time order"
+    )
     uncertainty: UncertaintySpec = UncertaintySpec()
+
+    @field_validator("price_changes")
+    @classmethod
+    def _increasing(cls, changes: list[PriceChange]) -> list[PriceChange]:
+        for i, (a, b) in enumerate(itertools.pairwise(changes)):
+            if b.at <= a.at:
+                raise ValueError(
+                    f"times must increase: change {i + 1} at {b.at:g} h is not after "
+                    f"change {i} at {a.at:g} h"
+                )
+        return changes
 
     def price_schedule(self) -> PriceSchedule:
         """The price over time."""
@@ -97,7 +124,7 @@ class ResourceProviderSpec(BaseModel):
 class ServiceProviderSpec(BaseModel):
     """A service provider: its scheduler, its admission policy and where it rents."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "sp"
     scheduler: PolicySpec = PolicySpec(name="first_profit")
@@ -107,6 +134,11 @@ class ServiceProviderSpec(BaseModel):
         None, gt=0, lt=1, description="acceptable risk (§3.5); none: uncertainty-oblivious"
     )
     reshape: bool = Field(True, description="run a due job on fewer processors if short (§6)")
+    cluster: PolicySpec | None = Field(
+        None,
+        description="run a deadline cluster instead (libra, libra_risk, edf: Yeo & Buyya "
+        "ICPP'06); scheduler, admission, risk and reshape are then unused",
+    )
 
     @field_validator("scheduler")
     @classmethod
@@ -124,11 +156,20 @@ class ServiceProviderSpec(BaseModel):
         make_admission(spec.name, **spec.params)
         return spec
 
+    @field_validator("cluster")
+    @classmethod
+    def _known_cluster(cls, spec: PolicySpec | None) -> PolicySpec | None:
+        from agents.policies import make_cluster
+
+        if spec is not None:
+            make_cluster(spec.name, **spec.params)
+        return spec
+
 
 class ClientSpec(BaseModel):
     """A client: the jobs it submits and how it picks among service providers."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "client"
     workload: Workload = ProfitWorkload()
@@ -141,12 +182,17 @@ class ClientSpec(BaseModel):
 class Scenario(BaseModel):
     """A whole market, ready to run."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "unnamed"
     description: str = ""
-    seed: int = Field(1, ge=0)
-    sample_interval: float = Field(0.5, gt=0, description="hours between time-series samples")
+    seed: int = Field(1, ge=0, le=limits.MAX_SEED, description="0 to 2**63 - 1")
+    sample_interval: float = Field(
+        0.5,
+        gt=0,
+        description="hours between time-series samples; at most 1,000,000 over the expected "
+        "horizon (see market.limits)",
+    )
     resource_providers: list[ResourceProviderSpec] = Field(
         default_factory=lambda: [ResourceProviderSpec()], min_length=1
     )
@@ -168,16 +214,24 @@ class Scenario(BaseModel):
             raise ValueError("service_providers: give at least one (or a batch site)")
         if not self.clients and not self.batch_sites:
             raise ValueError("clients: give at least one (or a batch site)")
+        bad = limits.first_non_finite(self.model_dump(mode="python"))
+        if bad is not None:
+            raise ValueError(f"{bad[0]}: must be a finite number, not {bad[1]}")
+        owners: dict[str, str] = {}  # one ledger account per name: names are unique overall
         for kind, items in (
             ("resource_providers", self.resource_providers),
             ("service_providers", self.service_providers),
             ("clients", self.clients),
             ("batch_sites", self.batch_sites),
         ):
-            names = [item.name for item in items]
-            dupes = sorted({n for n in names if names.count(n) > 1})
-            if dupes:
-                raise ValueError(f"{kind}: name {dupes[0]!r} is used twice")
+            for i, item in enumerate(items):
+                where = f"{kind}.{i}"
+                if item.name in owners:
+                    raise ValueError(
+                        f"{where}.name: {item.name!r} is also the name of {owners[item.name]} "
+                        "(every agent needs its own name)"
+                    )
+                owners[item.name] = where
         rps = {rp.name for rp in self.resource_providers}
         for i, sp in enumerate(self.service_providers):
             if sp.resource_provider is not None and sp.resource_provider not in rps:
@@ -190,6 +244,9 @@ class Scenario(BaseModel):
             for name in client.providers or []:
                 if name not in sps:
                     raise ValueError(f"clients.{i}.providers: no service provider named {name!r}")
+        unbounded = limits.unbounded_setting(self)
+        if unbounded is not None:
+            raise ValueError(unbounded)
         return self
 
     # -- derived scenarios ---------------------------------------------------------------------
@@ -200,13 +257,14 @@ class Scenario(BaseModel):
             _set_path(data, path, value, source)
         return validate(data, source)
 
-    def expand(self) -> list[tuple[str, Scenario]]:
-        """``(label, scenario)`` for each variant, or just this scenario if it has none."""
+    def expand(self, source: str = "scenario") -> list[tuple[str, Scenario]]:
+        """``(label, scenario)`` for each variant, or just this scenario if it has none; an
+        error names ``source`` (the file) and the variant."""
         if not self.variants:
             return [(self.name, self)]
         base = self.model_copy(update={"variants": {}})
         return [
-            (label, base.with_overrides(sets, f"variants.{label}"))
+            (label, base.with_overrides(sets, f"{source}: variants.{label}"))
             for label, sets in self.variants.items()
         ]
 
@@ -259,25 +317,27 @@ def validate(data: Any, source: str = "scenario") -> Scenario:
 
 
 def load(path: str | Path) -> Scenario:
-    """Read and validate a scenario file."""
-    path = Path(path)
+    """Read and validate a scenario file: a path, or a name on the search path of
+    :mod:`market.scenario_files` (``profit/default``)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such scenario file") from None
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read ({exc.strerror})") from None
+        found = resolve(path)
+        text = read_text(found)
+    except ScenarioFileError as exc:
+        raise ScenarioError(str(exc)) from None
+    return loads(text, str(found), Path(found).stem)
+
+
+def loads(text: str, source: str, default_name: str = "unnamed") -> Scenario:
+    """Parse and validate a scenario from its YAML ``text``; errors name ``source``. A scenario
+    without a ``name`` is called ``default_name`` (the file's stem)."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise ScenarioError(f"{path}:{line}: {problem}") from None
-    scenario = validate(data, str(path))
+        data = parse_yaml(text, source)
+    except ScenarioFileError as exc:
+        raise ScenarioError(str(exc)) from None
+    scenario = validate(data, source)
     if not scenario.name or scenario.name == "unnamed":
-        scenario = scenario.model_copy(update={"name": path.stem})
-    scenario.expand()  # a bad variant is an error in the file, found before anything runs
+        scenario = scenario.model_copy(update={"name": default_name})
+    scenario.expand(source)  # a bad variant is an error in the file, found before anything runs
     return scenario
 
 

@@ -86,6 +86,8 @@ SUMMARY_METRICS: dict[str, type] = {
     "mean_response": float,
     "mean_slowdown": float,
     "end_time": float,
+    "deadlines_fulfilled_pct": float,
+    "mean_slowdown_fulfilled": float,
 }
 
 #: The metrics of batch sites and VARQ users (:func:`agents.site_builder.site_rows`), on rows

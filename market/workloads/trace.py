@@ -20,7 +20,9 @@ How a trace becomes a job stream (:meth:`TraceWorkload.prepare`), in order:
    processors x estimate``. ``estimates="exact"`` plans with the actual runtime (QoPS assumed
    this); ``"trace"`` with the user's requested time, raised to the runtime where the request is
    missing or shorter (a batch system would have killed the job at its limit; we keep the
-   recorded runtime and never let a job outrun its estimate).
+   recorded runtime and never let a job outrun its estimate). ``estimate_inaccuracy`` p
+   (LibraRisk §4, with ``estimates="trace"``) plans with ``runtime + p % x (estimate -
+   runtime)``: 0 is the exact runtime (the same jobs as ``"exact"``), 100 the trace's estimate.
 5. **Scale the load** to ``load_factor`` >= 1 (QoPS §4.2, 1.0 to 1.6):
 
    - ``duplicate``: add ``round((l - 1) x N)`` copies of jobs taken in one fixed random order of
@@ -39,6 +41,9 @@ How a trace becomes a job stream (:meth:`TraceWorkload.prepare`), in order:
      exactly l.
    - ``compress``: arrival times divided by l (the same jobs, submitted l times as fast); not
      in QoPS, offered as the other common way to raise a trace's load.
+
+   Then ``arrival_delay_factor`` f (LibraRisk §4) multiplies every arrival time, so every
+   inter-arrival time: 0.1 is ten times the load, 1 the trace as it is.
 
 6. **Deadlines** (``deadlines``):
 
@@ -157,7 +162,7 @@ def _selected(path: str, mtime: float, size: int, skip_bad: bool, processors: in
 class TraceWorkload(BaseModel):
     """Jobs from an SWF trace (see the module docstring for every step and choice)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     kind: Literal["swf"] = "swf"
     trace: str = Field(description="SWF file: a path, or a name on the trace search path")
@@ -168,12 +173,23 @@ class TraceWorkload(BaseModel):
     estimates: Literal["exact", "trace"] = Field(
         "exact", description="plan with the actual runtime, or the user's requested time"
     )
+    estimate_inaccuracy: float | None = Field(
+        None,
+        ge=0,
+        le=100,
+        description="LibraRisk §4: % of the way from the runtime (0) to the trace estimate (100)",
+    )
+    arrival_delay_factor: float = Field(
+        1.0, gt=0, description="LibraRisk §4: inter-arrival times x this (0.1: heavy load)"
+    )
     first_jobs: int | None = Field(None, ge=1, description="only the first N selected jobs")
     last_jobs: int | None = Field(None, ge=1, description="only the last N selected jobs")
     window: tuple[float, float] | None = Field(
         None, description="only jobs submitted in [start, end) hours after the first one"
     )
-    load_factor: float = Field(1.0, ge=1.0, description="offered load x this (QoPS: 1.0-1.6)")
+    load_factor: float = Field(
+        1.0, ge=1.0, le=100.0, description="offered load x this (QoPS: 1.0-1.6; at most 100)"
+    )
     load_method: Literal["duplicate", "expand", "compress"] = "duplicate"
     duplicate_arrival: Literal["same", "random"] = Field(
         "same", description="a duplicate arrives with its original, or at a random time"
@@ -201,6 +217,8 @@ class TraceWorkload(BaseModel):
         chosen = [k for k in ("first_jobs", "last_jobs", "window") if getattr(self, k) is not None]
         if len(chosen) > 1:
             raise ValueError(f"give at most one of first_jobs, last_jobs, window (got {chosen})")
+        if self.estimate_inaccuracy is not None and self.estimates != "trace":
+            raise ValueError("estimate_inaccuracy needs estimates: trace (0 is the exact runtime)")
         if self.window is not None and not 0 <= self.window[0] < self.window[1]:
             raise ValueError("window must be [start, end) hours with 0 <= start < end")
         return self
@@ -246,6 +264,8 @@ class TraceWorkload(BaseModel):
             short = np.isnan(requested) | (requested < runtime)
             raised = int(short.sum())
             estimate = np.where(short, runtime, requested)
+            if self.estimate_inaccuracy is not None:
+                estimate = runtime + (self.estimate_inaccuracy / 100.0) * (estimate - runtime)
 
         # 5. load
         perm = order_stream.permutation(n) if n else np.empty(0, dtype=np.int64)
@@ -280,6 +300,8 @@ class TraceWorkload(BaseModel):
         arrival, runtime, estimate = arrival[ordered], runtime[ordered], estimate[ordered]
         processors, source = processors[ordered], source[ordered]
         copy, marks, urgency = copy[ordered], marks[ordered], urgency[ordered]
+        if self.arrival_delay_factor != 1.0:
+            arrival = arrival * self.arrival_delay_factor
 
         # 6. deadlines
         deadline = np.full(len(arrival), np.nan)
