@@ -32,7 +32,8 @@ from market.model import GridMarket
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
 from market.sweep import SweepPlan
-from market.swf import SwfError, format_trace_info, trace_info
+from market.swf import SwfError
+from market.traces import format_trace_info, trace_info
 
 TABLE_COLUMNS = {
     "variant": "variant",

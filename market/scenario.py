@@ -12,15 +12,15 @@ Every error is one line that names the file and the field, e.g.
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from market.paths import PathError, set_path
 from market.pricing import PriceSchedule
-from market.sweep import SweepSpec
+from market.sweep_spec import SweepSpec
 from market.workloads import ProfitWorkload, Workload
 
 
@@ -188,7 +188,10 @@ class Scenario(BaseModel):
         """A copy with ``{dotted.path: value}`` overrides applied and validated again."""
         data = self.model_dump(mode="python")
         for path, value in overrides.items():
-            _set_path(data, path, value, source)
+            try:
+                set_path(data, path, value)
+            except PathError as exc:
+                raise ScenarioError(f"{source}: {exc}") from None
         return validate(data, source)
 
     def expand(self) -> list[tuple[str, Scenario]]:
@@ -200,30 +203,6 @@ class Scenario(BaseModel):
             (label, base.with_overrides(sets, f"variants.{label}"))
             for label, sets in self.variants.items()
         ]
-
-
-def _set_path(data: Any, path: str, value: Any, source: str) -> None:
-    """Set ``data[a][b][c] = value`` for ``path`` "a.b.c" (list indices as numbers)."""
-    keys = path.split(".")
-    node = data
-    for depth, key in enumerate(keys):
-        last = depth == len(keys) - 1
-        where = ".".join(keys[: depth + 1])
-        if isinstance(node, list):
-            if not key.isdigit() or int(key) >= len(node):
-                raise ScenarioError(f"{source}: {where}: no item {key} (the list has {len(node)})")
-            key = int(key)
-        elif isinstance(node, dict):
-            if not last and key not in node:
-                raise ScenarioError(f"{source}: {where}: no such field")
-        else:
-            raise ScenarioError(
-                f"{source}: {where}: cannot set a field inside a {type(node).__name__}"
-            )
-        if last:
-            node[key] = copy.deepcopy(value)
-        else:
-            node = node[key]
 
 
 def _one_line(exc: ValidationError) -> str:

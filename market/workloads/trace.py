@@ -5,14 +5,15 @@ QoS-aware job scheduling" (VQoPS, OSU-CISRC-3/07-TR17) §3.
 
 How a trace becomes a job stream (:meth:`TraceWorkload.prepare`), in order:
 
-1. **Find and read** the file on the trace search path (:func:`market.swf.resolve_trace`:
+1. **Find and read** the file on the trace search path (:func:`market.traces.resolve_trace`:
    the name as a path, ``$GRIDMARKET_TRACES``, ``./traces``, ``<project>/../shared/traces``).
    A scenario file's own directory is not searched: :meth:`generate` is not told where the
    scenario came from, so give a path relative to the working directory, or a bare file name
    found on the search path. Traces are never shipped or copied by the project.
-2. **Select records** (:func:`market.swf.select_records`: no cancelled-before-running, zero-length
-   or processor-less jobs, none wider than the machine), in submit order. ``processors`` is the
-   machine size (default: the header's MaxProcs); give the resource provider the same capacity.
+2. **Select records** (:mod:`market.trace_selection`: by default no cancelled-before-running,
+   zero-length or processor-less jobs, none wider than the machine; every rule where simulators
+   differ is a field below), in submit order. ``processors`` is the machine size (default: the
+   header's MaxProcs); give the resource provider the same capacity.
 3. **Subset** (QoPS used 5000-job subsets, VQoPS 10,000): ``first_jobs``, ``last_jobs`` or a
    ``window`` of submit times (hours after the first selected job's submission).
 4. **Convert** seconds to hours, with the subset's first submission at time 0. Each job is
@@ -77,7 +78,9 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from market.jobs import Job
-from market.swf import DropReport, read_swf, resolve_trace
+from market.swf import read_swf
+from market.trace_selection import DropReport
+from market.traces import resolve_trace
 from market.utility import UtilityFunction
 from market.workloads.deadlines import (
     easy_response_times,
@@ -207,7 +210,7 @@ class TraceWorkload(BaseModel):
 
     # -- building the stream ---------------------------------------------------------------------
     def path(self) -> Path:
-        """The trace file, found on the search path (:func:`market.swf.resolve_trace`)."""
+        """The trace file, found on the search path (:func:`market.traces.resolve_trace`)."""
         return resolve_trace(self.trace)
 
     def prepare(self, rng: np.random.Generator) -> TraceJobs:
