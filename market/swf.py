@@ -265,7 +265,7 @@ def _parse_slow(
         problem = None
         if not lines[i].isascii():
             k, char = next((k, c) for k, c in enumerate(lines[i]) if not c.isascii())
-            problem = f"not ASCII text ({char!r} at column {k + 1}): not an SWF data line"
+            problem = f"not ASCII text ({char!a} at column {k + 1}): not an SWF data line"
         elif len(tokens) != len(FIELDS):
             problem = f"expected {len(FIELDS)} fields, found {len(tokens)}"
         else:

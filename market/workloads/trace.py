@@ -20,8 +20,10 @@ How a trace becomes a job stream (:meth:`TraceWorkload.prepare`), in order:
    rigid: ``shapes=(processors,)``, ``work = processors x runtime``, ``work_estimate =
    processors x estimate``. ``estimates="exact"`` plans with the actual runtime (QoPS assumed
    this); ``"trace"`` with the user's requested time, raised to the runtime where the request is
-   missing or shorter (a batch system would have killed the job at its limit; we keep the
-   recorded runtime and never let a job outrun its estimate).
+   missing or shorter (``short_estimates="raise"``, the default: we keep the recorded runtime and
+   never let a job outrun its estimate; ``"truncate"`` cuts the runtime to the request as a
+   batch system killing the job at its limit would, ``"drop"`` drops such jobs, both at step 2).
+   Each job carries its SWF job number (``Job.swf_job``; a duplicate, its original's).
 5. **Scale the load** to ``load_factor`` >= 1 (QoPS §4.2, 1.0 to 1.6):
 
    - ``duplicate``: add ``round((l - 1) x N)`` copies of jobs taken in one fixed random order of
@@ -79,7 +81,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from market.jobs import Job
 from market.swf import read_swf
-from market.trace_selection import DropReport
+from market.trace_selection import DropReport, SelectionRules
 from market.traces import resolve_trace
 from market.utility import UtilityFunction
 from market.workloads.deadlines import (
@@ -143,10 +145,10 @@ class TraceJobs:
 
 
 @functools.lru_cache(maxsize=8)
-def _selected(path: str, mtime: float, size: int, skip_bad: bool, processors: int | None):
+def _selected(path: str, mtime: float, size: int, skip_bad: bool, processors: int | None, rules):
     """Read and select once per file version (variants and replications reuse it)."""
     trace = read_swf(path, skip_bad=skip_bad)
-    records, report = trace.select(processors)
+    records, report = trace.select(processors, rules)
     capacity = processors or trace.max_procs
     if capacity is None:
         capacity = int(records["processors"].max()) if len(records) else 1
@@ -170,6 +172,24 @@ class TraceWorkload(BaseModel):
     )
     estimates: Literal["exact", "trace"] = Field(
         "exact", description="plan with the actual runtime, or the user's requested time"
+    )
+    # Record selection (market.trace_selection, rule by rule; the defaults are the old rules).
+    partial: Literal["auto", "summary", "parts"] = Field(
+        "auto", description="status 2/3/4 lines: summary lines, parts, or by Preemption header"
+    )
+    zero_runtime: Literal["drop", "one_second"] = Field(
+        "drop", description="0 s jobs: dropped, or replayed as 1 s jobs"
+    )
+    cancelled: Literal["keep", "drop"] = Field("keep", description="status 5 jobs that ran")
+    failed: Literal["keep", "drop"] = Field("keep", description="status 0 jobs that ran")
+    processors_from: Literal["allocated", "requested"] = Field(
+        "allocated", description="width from field 5 (else 8), or field 8 (else 5)"
+    )
+    short_estimates: Literal["raise", "truncate", "drop"] = Field(
+        "raise", description="requested time < runtime: raise the estimate, cut the run, drop"
+    )
+    too_wide: Literal["drop", "error"] = Field(
+        "drop", description="jobs wider than the machine: dropped, or an error naming the line"
     )
     first_jobs: int | None = Field(None, ge=1, description="only the first N selected jobs")
     last_jobs: int | None = Field(None, ge=1, description="only the last N selected jobs")
@@ -209,6 +229,18 @@ class TraceWorkload(BaseModel):
         return self
 
     # -- building the stream ---------------------------------------------------------------------
+    def selection_rules(self) -> SelectionRules:
+        """The record-selection rules this workload asks for."""
+        return SelectionRules(
+            partial=self.partial,
+            zero_runtime=self.zero_runtime,
+            cancelled=self.cancelled,
+            failed=self.failed,
+            processors=self.processors_from,
+            short_estimates=self.short_estimates,
+            too_wide=self.too_wide,
+        )
+
     def path(self) -> Path:
         """The trace file, found on the search path (:func:`market.traces.resolve_trace`)."""
         return resolve_trace(self.trace)
@@ -218,8 +250,9 @@ class TraceWorkload(BaseModel):
         path = self.path()
         stat = os.stat(path)
         arrays, report, capacity = _selected(
-            str(path), stat.st_mtime, stat.st_size, self.skip_bad, self.processors
-        )
+            str(path), stat.st_mtime, stat.st_size, self.skip_bad, self.processors,
+            self.selection_rules(),
+        )  # fmt: skip
         # Independent streams, each drawn in full whatever the parameters, so that changing
         # the load or the deadline rule never changes the other draws (incremental loads).
         order_stream, time_stream, mark_stream, urgency_stream = rng.spawn(4)
@@ -331,7 +364,7 @@ class TraceWorkload(BaseModel):
                 "cannot make a job"
             )
         jobs = []
-        for i, (t, run, est, n, due, user) in enumerate(
+        for i, (t, run, est, n, due, user, number) in enumerate(
             zip(
                 prepared.arrival.tolist(),
                 prepared.runtime.tolist(),
@@ -339,6 +372,7 @@ class TraceWorkload(BaseModel):
                 prepared.processors.tolist(),
                 prepared.deadline.tolist(),
                 prepared.user_deadline.tolist(),
+                prepared.source.tolist(),
                 strict=True,
             )
         ):
@@ -353,6 +387,7 @@ class TraceWorkload(BaseModel):
                     deadline=None if due != due else due,  # NaN: no deadline
                     client=client,
                     kind=("deadline" if user else "no-deadline") if labelled else "",
+                    swf_job=number,
                 )
             )
         return jobs
