@@ -126,6 +126,7 @@ class SweepReport:
     failed: list[tuple[str, str]] = field(default_factory=list)  # (run id, error)
     seconds: float = 0.0
     interrupted: bool = False
+    damaged: list[Path] = field(default_factory=list)  # unreadable parts set aside, re-run
 
     @property
     def todo(self) -> int:
@@ -137,9 +138,12 @@ class SweepReport:
         return self.todo - len(self.ran)
 
 
-def _prepare(store: ResultsStore, plan: SweepPlan, resume: bool) -> tuple[set[str], list[dict]]:
+def _prepare(
+    store: ResultsStore, plan: SweepPlan, resume: bool
+) -> tuple[set[str], list[dict], list[Path]]:
+    """The run ids already done, the manifest's sessions, and the damaged parts set aside."""
     if not store.has_results():
-        return set(), []
+        return set(), [], []
     if not resume:
         raise BatchError(
             f"--out: {store.root} already holds sweep results; add --resume to finish that "
@@ -155,6 +159,7 @@ def _prepare(store: ResultsStore, plan: SweepPlan, resume: bool) -> tuple[set[st
             f"--resume: {store.root} keeps metrics {manifest.get('metrics') or 'all'}, this "
             f"sweep keeps {plan.metrics or 'all'}; choose another --out"
         )
+    damaged = store.set_aside_damaged()  # their runs are run again (see ResultsStore)
     done = store.done_ids()
     stray = done - {run.run_id for run in plan.runs}
     if stray:
@@ -162,7 +167,7 @@ def _prepare(store: ResultsStore, plan: SweepPlan, resume: bool) -> tuple[set[st
             f"--resume: {store.root} holds {len(stray)} runs that are not in this sweep (was the "
             "scenario changed?); choose another --out"
         )
-    return done, list(manifest.get("sessions", []))
+    return done, list(manifest.get("sessions", [])), damaged
 
 
 @contextlib.contextmanager
@@ -220,12 +225,15 @@ def run_sweep(
 
 
 def _run_sweep(plan, store, executor, resume, progress, source) -> SweepReport:
-    done, sessions = _prepare(store, plan, resume)
+    done, sessions, damaged = _prepare(store, plan, resume)
     todo = [run for run in plan.runs if run.run_id not in done]
     report = SweepReport(
         store.root, len(plan.runs), len(plan.runs) - len(todo), executor.description
     )
+    report.damaged = damaged
     session = {"started": timestamp(), "executor": executor.description, "skipped": report.skipped}
+    if damaged:
+        session["damaged_parts"] = [p.name for p in damaged]
     sessions = [*sessions, session]
     store.write_manifest(_manifest(plan, source, sessions))
     store.open()

@@ -182,6 +182,12 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
             file=sys.stderr,
         )
         return 130
+    if report.damaged:
+        print(
+            f"gridmarket: warning: {len(report.damaged)} damaged results part(s) set aside as "
+            f"*.damaged (e.g. {report.damaged[0]}); their runs were run again",
+            file=sys.stderr,
+        )
     if report.todo == 0:
         print(f"nothing to run: all {report.planned} runs are in {target}", file=out)
     else:

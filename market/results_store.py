@@ -19,6 +19,13 @@ added, resuming with a larger sweep runs only the new runs. Without ``resume``, 
 already holds results is refused. Run ids cover the scenario, not the code: after changing a
 policy's code, start a new ``OUT`` (the manifest records the package versions of each session).
 
+A part that Parquet cannot read (the rename is not synced to disk, so a power loss or a full disk
+can leave one truncated; or it was damaged since) is set aside by ``resume=True`` as
+``*.parquet.damaged`` and its runs are run again: runs are pure functions of their scenario and
+seed, so re-running restores the same rows, where stopping would leave the sweep unfinishable
+without hand repair. The session in the manifest lists the parts set aside. Reading results
+with a damaged part is a one-line :class:`BatchError` naming the part.
+
 **Columns**: ``run_id``, ``variant``, ``replication``, ``seed``, one column per swept parameter
 (named by its dotted path), ``provider``, ``scheduler``, ``admission``, the kept metrics,
 ``finished`` (the market emptied; sweeps run every market to the end), and ``run_seconds`` (the
@@ -111,11 +118,31 @@ class ResultsStore:
         os.replace(tmp, self.manifest_path)
 
     def done_ids(self) -> set[str]:
-        """The run ids already saved."""
+        """The run ids already saved (:class:`BatchError` if a part cannot be read)."""
         ids: set[str] = set()
         for part in self.parts():
-            ids.update(pq.read_table(part, columns=["run_id"]).column("run_id").to_pylist())
+            try:
+                table = pq.read_table(part, columns=["run_id"])
+            except (OSError, pa.ArrowException) as exc:
+                raise BatchError(f"{part}: damaged results part ({_first_line(exc)})") from None
+            ids.update(table.column("run_id").to_pylist())
         return ids
+
+    def set_aside_damaged(self) -> list[Path]:
+        """Rename every part that Parquet cannot read (truncated by a crash or a full disk
+        after its rename, or damaged since) to ``*.parquet.damaged`` and return the new names:
+        its runs are then missing, and ``--resume`` runs them again (a run is a pure function
+        of its scenario and seed, so the rows come back the same)."""
+        damaged = []
+        for part in self.parts():
+            try:
+                pq.read_metadata(part)
+                pq.read_table(part, columns=["run_id"])
+            except (OSError, pa.ArrowException):
+                target = part.with_name(part.name + ".damaged")
+                os.replace(part, target)
+                damaged.append(target)
+        return damaged
 
     def open(self) -> None:
         """Get ready to write: remove what a killed writer left half-written."""
@@ -168,6 +195,11 @@ class ResultsStore:
             file.write(json.dumps(entry, default=str) + "\n")
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _concat(tables: list[pa.Table]) -> pa.Table:
     return pa.concat_tables(tables, promote_options="permissive")
 
@@ -201,10 +233,14 @@ def load_results(path: str | Path) -> pd.DataFrame:
             if manifest is None:
                 raise BatchError(f"{path}: no sweep results here (no manifest.json, no runs/)")
             raise BatchError(f"{path}: the sweep has no finished runs yet")
-    try:
-        frame = _concat([pq.read_table(p) for p in parts]).to_pandas()
-    except (OSError, pa.ArrowException) as exc:
-        raise BatchError(f"{path}: cannot read results ({exc})") from None
+    tables = []
+    for part in parts:
+        try:
+            tables.append(pq.read_table(part))
+        except (OSError, pa.ArrowException) as exc:
+            hint = "" if path.is_file() else "; gridmarket sweep --resume runs its runs again"
+            raise BatchError(f"{part}: damaged results part ({_first_line(exc)}){hint}") from None
+    frame = _concat(tables).to_pandas()
     frame = frame.drop_duplicates(["run_id", "provider"], ignore_index=True)
     parameters = (manifest or {}).get("parameters", [])
     variants = (manifest or {}).get("variants") or list(dict.fromkeys(frame["variant"]))
