@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from market.batch import BatchError, SweepInterrupted, make_executor, run_sweep
+from market.export import ExportError, export_schedules
 from market.model import GridMarket
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
@@ -76,6 +77,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=["table", "json", "csv"], default="table")
     run.add_argument(
         "--jobs-out", metavar="FILE", help="write the per-job table (.csv or .parquet)"
+    )
+    run.add_argument(
+        "--jobs-format",
+        choices=["table", "swf", "evalys"],
+        help="--jobs-out as the per-job table (default; .swf: swf), an SWF trace of each "
+        "schedule, or Batsim/evalys jobs.csv (see market/export.py)",
     )
 
     sweep = commands.add_parser("sweep", help="run a scenario's sweep, saving every run")
@@ -126,22 +133,27 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket run``: every variant of the scenario on one seed."""
     out = sys.stdout if out is None else out
     jobs_out = Path(args.jobs_out) if args.jobs_out else None
-    if jobs_out is not None and jobs_out.suffix not in (".csv", ".parquet"):
-        raise UsageError(f"--jobs-out: {jobs_out} must end in .csv or .parquet")
+    jobs_format = _jobs_format(jobs_out, args.jobs_format)
     if args.seed is not None and args.seed < 0:
         raise UsageError("--seed: must be >= 0")
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
     variants = scenario.expand()  # validates every variant before anything runs
-    summaries, jobs = [], []
+    summaries, jobs, runs = [], [], []
     for label, variant in variants:
         result = GridMarket(variant, seed=args.seed).run()
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
+        runs.append((label, variant, result))
     summary = pd.concat(summaries, ignore_index=True)
     summary = summary[["variant", "seed", *[c for c in summary if c not in ("variant", "seed")]]]
-    if jobs_out is not None:
+    if jobs_out is not None and jobs_format != "table":
+        try:
+            export_schedules(jobs_out, jobs_format, runs)
+        except ExportError as exc:
+            raise UsageError(f"--jobs-out: {exc}") from None
+    elif jobs_out is not None:
         _write_jobs(pd.concat(jobs, ignore_index=True), jobs_out)
     if args.format == "json":
         records = json.loads(summary.to_json(orient="records"))
@@ -243,6 +255,20 @@ def report_command(args: argparse.Namespace, out=None) -> int:
     if report.png_note:
         print(report.png_note, file=out)
     return 0
+
+
+def _jobs_format(path: Path | None, chosen: str | None) -> str:
+    """The --jobs-out format: as chosen, else swf for .swf(.gz), else the per-job table."""
+    if path is None:
+        if chosen is not None:
+            raise UsageError("--jobs-format: needs --jobs-out FILE")
+        return "table"
+    name = path.name.lower()
+    fmt = chosen or ("swf" if name.endswith((".swf", ".swf.gz")) else "table")
+    wanted = {"table": (".csv", ".parquet"), "swf": (".swf", ".swf.gz"), "evalys": (".csv",)}
+    if not name.endswith(wanted[fmt]):
+        raise UsageError(f"--jobs-out: {path} must end in {' or '.join(wanted[fmt])} for {fmt}")
+    return fmt
 
 
 def _write_jobs(frame: pd.DataFrame, path: Path) -> None:
