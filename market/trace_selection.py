@@ -49,17 +49,26 @@ import pandas as pd
 PARTIAL_STATUS = (2, 3, 4)
 
 
+#: The choices of each rule (the trace workload's fields use the same types).
+Partial = Literal["auto", "summary", "parts"]
+ZeroRuntime = Literal["drop", "one_second"]
+KeepOrDrop = Literal["keep", "drop"]
+ProcessorsFrom = Literal["allocated", "requested"]
+ShortEstimates = Literal["raise", "truncate", "drop"]
+TooWide = Literal["drop", "error"]
+
+
 @dataclass(frozen=True, slots=True)
 class SelectionRules:
     """How to treat the lines simulators disagree on (see the module docstring, rule by rule)."""
 
-    partial: Literal["auto", "summary", "parts"] = "auto"
-    zero_runtime: Literal["drop", "one_second"] = "drop"
-    cancelled: Literal["keep", "drop"] = "keep"
-    failed: Literal["keep", "drop"] = "keep"
-    processors: Literal["allocated", "requested"] = "allocated"
-    short_estimates: Literal["raise", "truncate", "drop"] = "raise"
-    too_wide: Literal["drop", "error"] = "drop"
+    partial: Partial = "auto"
+    zero_runtime: ZeroRuntime = "drop"
+    cancelled: KeepOrDrop = "keep"
+    failed: KeepOrDrop = "keep"
+    processors: ProcessorsFrom = "allocated"
+    short_estimates: ShortEstimates = "raise"
+    too_wide: TooWide = "drop"
 
 
 class TooWideError(ValueError):

@@ -81,7 +81,16 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from market.jobs import Job
 from market.swf import read_swf
-from market.trace_selection import DropReport, SelectionRules
+from market.trace_selection import (
+    DropReport,
+    KeepOrDrop,
+    Partial,
+    ProcessorsFrom,
+    SelectionRules,
+    ShortEstimates,
+    TooWide,
+    ZeroRuntime,
+)
 from market.traces import resolve_trace
 from market.utility import UtilityFunction
 from market.workloads.deadlines import (
@@ -174,23 +183,13 @@ class TraceWorkload(BaseModel):
         "exact", description="plan with the actual runtime, or the user's requested time"
     )
     # Record selection (market.trace_selection, rule by rule; the defaults are the old rules).
-    partial: Literal["auto", "summary", "parts"] = Field(
-        "auto", description="status 2/3/4 lines: summary lines, parts, or by Preemption header"
-    )
-    zero_runtime: Literal["drop", "one_second"] = Field(
-        "drop", description="0 s jobs: dropped, or replayed as 1 s jobs"
-    )
-    cancelled: Literal["keep", "drop"] = Field("keep", description="status 5 jobs that ran")
-    failed: Literal["keep", "drop"] = Field("keep", description="status 0 jobs that ran")
-    processors_from: Literal["allocated", "requested"] = Field(
-        "allocated", description="width from field 5 (else 8), or field 8 (else 5)"
-    )
-    short_estimates: Literal["raise", "truncate", "drop"] = Field(
-        "raise", description="requested time < runtime: raise the estimate, cut the run, drop"
-    )
-    too_wide: Literal["drop", "error"] = Field(
-        "drop", description="jobs wider than the machine: dropped, or an error naming the line"
-    )
+    partial: Partial = Field("auto", description="status 2/3/4: summaries, parts, or by header")
+    zero_runtime: ZeroRuntime = Field("drop", description="0 s jobs: dropped, or run for 1 s")
+    cancelled: KeepOrDrop = Field("keep", description="status 5 jobs that ran")
+    failed: KeepOrDrop = Field("keep", description="status 0 jobs that ran")
+    processors_from: ProcessorsFrom = Field("allocated", description="field 5 (else 8), or 8")
+    short_estimates: ShortEstimates = Field("raise", description="request < runtime: see above")
+    too_wide: TooWide = Field("drop", description="wider than the machine: dropped, or an error")
     first_jobs: int | None = Field(None, ge=1, description="only the first N selected jobs")
     last_jobs: int | None = Field(None, ge=1, description="only the last N selected jobs")
     window: tuple[float, float] | None = Field(
