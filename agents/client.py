@@ -18,11 +18,11 @@ Payment is settled by the service provider when the job completes (see
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import partial
 from typing import TYPE_CHECKING
 
 import mesa
 
+from market.clock import handler
 from market.jobs import Job
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ class ClientAgent(mesa.Agent):
         self.submitted = 0
         self.placed = 0
         self._stream = iter(jobs)
-        self._on_arrive = partial(self._arrive)  # kept: see ServiceProviderAgent._on_dispatch
+        self._on_arrive = handler(self._arrive)  # kept: see market.clock.handler
         self._next: Job | None = None
         self._advance()
 
@@ -64,7 +64,7 @@ class ClientAgent(mesa.Agent):
     def _advance(self) -> None:
         self._next = next(self._stream, None)
         if self._next is not None:
-            self.model.schedule_event(self._on_arrive, at=max(self._next.arrival, self.model.time))
+            self.model.clock.at(max(self._next.arrival, self.model.time), self._on_arrive)
 
     def _arrive(self) -> None:
         job = self._next

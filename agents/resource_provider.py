@@ -34,6 +34,7 @@ import mesa
 from mesa.time import Priority
 
 from market.capacity import CapacityProfile
+from market.clock import handler
 from market.forecast import AvailabilityModel, Forecast
 from market.ledger import Kind
 from market.pricing import PriceSchedule
@@ -109,8 +110,12 @@ class ResourceProviderAgent(mesa.Agent):
         self._next_lease = 0
         self._outage_size = max(1, round(self.uncertainty.outage_share * capacity))
         self._rng = rng if rng is not None else model.rng
+        # Event handlers kept as attributes (see market.clock.handler).
+        self._on_new_period = handler(self._new_period)
+        self._on_outage_starts = handler(self._outage_starts)
+        self._on_outage_ends = handler(self._outage_ends)
         if self.varies:
-            self.model.schedule_event(self._new_period, at=model.time, priority=Priority.HIGH)
+            model.clock.at(model.time, self._on_new_period, Priority.HIGH)
             if self.uncertainty.outage_rate > 0:
                 self._schedule_outage()
 
@@ -193,14 +198,12 @@ class ResourceProviderAgent(mesa.Agent):
         u = self.uncertainty
         mean = self.capacity * (1.0 - u.overbooking)
         self.drawn = self.availability_model.sample(mean, self._rng)
-        self.model.schedule_event(
-            self._new_period, at=self.model.time + u.period, priority=Priority.HIGH
-        )
+        self.model.clock.at(self.model.time + u.period, self._on_new_period, Priority.HIGH)
         self._changed()
 
     def _schedule_outage(self) -> None:
         delay = float(self._rng.exponential(1.0 / self.uncertainty.outage_rate))
-        self.model.schedule_event(self._outage_starts, at=self.model.time + delay)
+        self.model.clock.at(self.model.time + delay, self._on_outage_starts)
 
     def _outage_starts(self) -> None:
         if not self.model.running:
@@ -208,7 +211,7 @@ class ResourceProviderAgent(mesa.Agent):
         u = self.uncertainty
         self.lost += self._outage_size
         end = self.model.time + float(self._rng.exponential(u.outage_duration))
-        self.model.schedule_event(self._outage_ends, at=end, priority=Priority.HIGH)
+        self.model.clock.at(end, self._on_outage_ends, Priority.HIGH)
         self._schedule_outage()
         self._changed()
 

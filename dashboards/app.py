@@ -3,8 +3,9 @@
 ``gridmarket dashboard [--host 127.0.0.1] [--port 8050] [SCENARIO]`` or ``python -m dashboards``
 serves it (:func:`serve`); :func:`create_app` builds it for tests and WSGI servers. The page:
 
-- a set-up panel: the scenario (a file of ``scenarios/`` or any path), how to compare its
-  policies (parallel runs on one seed, or competing providers in one market), which policies,
+- a set-up panel: the scenario (a file of the scenario folders, or an upload: see
+  :mod:`dashboards.scenario_files`), how to compare its policies (parallel runs on one seed,
+  or competing providers in one market), which policies,
   and the key parameters, each checked by the scenario's own validation as it is typed;
 - run controls: start, pause, step (the next event), run until T, reset, speed;
 - live views: profit rate per run or provider (the headline), cumulative profit, revenue and
@@ -20,13 +21,16 @@ from pathlib import Path
 
 from dash import Dash, dcc, html
 
+from dashboards import scenario_files
 from dashboards.callbacks import Callbacks
-from dashboards.session import Registry, Session, Setup, load_scenario, scenario_files
+from dashboards.session import Registry, Session, Setup, load_scenario
 from dashboards.views import GRAPHS, timeseries_figure
+from market.scenario import ScenarioError
+from market.scenario_files import ScenarioFileError, resolve, shipped_dir
 
-ROOT = Path(__file__).resolve().parents[1]
-SCENARIOS = ROOT / "scenarios"
+SCENARIOS = shipped_dir() or Path("scenarios")  # installed or in the checkout
 DEFAULT_SCENARIO = SCENARIOS / "profit" / "default.yaml"
+MAX_REQUEST_BYTES = 16 * 1024 * 1024  # an HTTP request (an upload is at most 1 MiB)
 SPEEDS = (0.5, 1, 2, 5, 10, 20, 50, 100)  # simulated hours per wall-clock second
 
 
@@ -53,13 +57,19 @@ def layout(catalog: list[tuple[str, str]]) -> html.Div:
                     dcc.Input(
                         id="scenario-path",
                         type="text",
-                        placeholder="or a path to a .yaml file",
+                        placeholder="or a file of the scenario folders",
                         className="field-input",
                         debounce=True,
                     ),
                     _button("Load", "load-path"),
                 ],
                 className="row",
+            ),
+            dcc.Upload(
+                id="scenario-upload",
+                children=html.Button("Upload a scenario file", className="btn"),
+                max_size=scenario_files.MAX_BYTES,
+                multiple=False,
             ),
             html.Div(id="path-msg", className="field-msg"),
             html.Div(id="setup-fields"),
@@ -156,9 +166,16 @@ def create_app(
     """The app, whose new tabs start with ``scenario_path`` (default: the profit paper's
     default scenario). A bad scenario file raises a one-line
     :class:`~market.scenario.ScenarioError` here, before anything is served."""
-    path = str(Path(scenario_path or DEFAULT_SCENARIO).expanduser().resolve())
+    try:
+        path = str(resolve(scenario_path or DEFAULT_SCENARIO).resolve())
+    except ScenarioFileError as exc:
+        raise ScenarioError(str(exc)) from None
+    scenario_files.allow(path)  # the operator's choice; browsers get the scenario folders only
+    if scenarios_dir:
+        scenario_files.allow(scenarios_dir)
     load_scenario(path)
-    catalog = scenario_files(Path(scenarios_dir) if scenarios_dir else SCENARIOS)
+    roots = [Path(scenarios_dir).expanduser().resolve()] if scenarios_dir else None
+    catalog = scenario_files.catalog(roots)
     if registry is None:
         registry = Registry(lambda: Setup.default(path))
     app = Dash(
@@ -167,6 +184,7 @@ def create_app(
         assets_folder=str(Path(__file__).with_name("assets")),
         suppress_callback_exceptions=True,  # the set-up fields are made per tab
     )
+    app.server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     app.layout = layout(catalog)
     callbacks = Callbacks(registry, catalog)
     callbacks.register(app)

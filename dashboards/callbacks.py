@@ -28,12 +28,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from dash import ALL, MATCH, Input, Output, State, ctx, dcc, no_update
 from dash.exceptions import PreventUpdate
 
+from dashboards import scenario_files
 from dashboards.session import (
     PARAMS_BY_NAME,
     SESSION_ID,
@@ -109,21 +109,33 @@ class Callbacks:
         return options
 
     def choose_scenario(
-        self, trigger: Any, sid: str | None, n_clicks: int | None, path: str | None, options
+        self,
+        trigger: Any,
+        sid: str | None,
+        n_clicks: int | None,
+        path: str | None,
+        options,
+        upload: str | None = None,
+        filename: str | None = None,
     ) -> tuple[Any, Any, Any, Any]:
-        """On page load, the tab's scenario and speed; on "Load", the file at ``path``.
-        Returns (dropdown options, dropdown value, message under the path, speed)."""
-        if trigger == "load-path":
-            if not path or not path.strip():
-                return no_update, no_update, "enter the path of a scenario file", no_update
-            path = str(Path(path.strip()).expanduser().resolve())
+        """On page load, the tab's scenario and speed; on "Load", the file at ``path`` (a file
+        of the scenario folders only: :mod:`dashboards.scenario_files`); on an upload, the
+        uploaded file. Returns (dropdown options, dropdown value, message under the path,
+        speed)."""
+        if trigger in ("load-path", "scenario-upload"):
             try:
+                if trigger == "load-path":
+                    path = str(scenario_files.find(path or ""))
+                    label = path
+                else:
+                    path = scenario_files.add_upload(filename, upload)
+                    label = f"{path.rsplit('/', 1)[-1]} (uploaded)"
                 load_scenario(path)
             except ScenarioError as exc:
                 return no_update, no_update, str(exc), no_update
             merged = list(options or self._options())
             if all(o.get("value") != path for o in merged):
-                merged.append({"label": path, "value": path})
+                merged.append({"label": label, "value": path})
             return merged, path, "", no_update
         with self._session(sid) as session:
             current, speed = session.setup.scenario, session.speed
@@ -335,11 +347,14 @@ class Callbacks:
             Output("speed", "value"),
             Input("sid", "data"),
             Input("load-path", "n_clicks"),
+            Input("scenario-upload", "contents"),
             State("scenario-path", "value"),
             State("scenario", "options"),
+            State("scenario-upload", "filename"),
         )
-        def _choose_scenario(sid, n_clicks, path, options):
-            return self.choose_scenario(ctx.triggered_id, sid, n_clicks, path, options)
+        def _choose_scenario(sid, n_clicks, upload, path, options, filename):
+            trigger = ctx.triggered_id
+            return self.choose_scenario(trigger, sid, n_clicks, path, options, upload, filename)
 
         @app.callback(
             Output("setup-fields", "children"),

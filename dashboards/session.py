@@ -32,18 +32,17 @@ from array import array
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import count, islice
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from agents.policies import SCHEDULERS
+from dashboards.scenario_files import load_scenario
 from market.metrics import provider_timeseries_reporters
 from market.model import GridMarket
 from market.result import RunResult
-from market.scenario import Scenario, ScenarioError, load, validate
+from market.scenario import Scenario, ScenarioError, validate
 
 _GENERATIONS = count(1)  # unique across sessions: a browser never mixes two
 
@@ -109,31 +108,6 @@ def one_line(error: ScenarioError) -> str:
 
 
 # -- scenarios --------------------------------------------------------------------------------
-def scenario_files(root: Path) -> list[tuple[str, str]]:
-    """``(label, path)`` of every scenario file under ``root``, e.g. ``profit/default.yaml``."""
-    if not root.is_dir():
-        return []
-    return [
-        (str(path.relative_to(root)), str(path))
-        for path in sorted(root.rglob("*.yaml")) + sorted(root.rglob("*.yml"))
-    ]
-
-
-def load_scenario(path: str) -> Scenario:
-    """The scenario file at ``path`` (cached while the file is unchanged)."""
-    resolved = Path(path).expanduser()
-    try:
-        mtime = resolved.stat().st_mtime_ns
-    except OSError:
-        mtime = None
-    return _load_cached(str(resolved), mtime)
-
-
-@lru_cache(maxsize=32)
-def _load_cached(path: str, mtime: int | None) -> Scenario:
-    return load(path)
-
-
 def base_of(scenario: Scenario) -> Scenario:
     """The scenario without its variants."""
     return scenario.model_copy(update={"variants": {}})

@@ -11,8 +11,14 @@ scheduler address, or on a local Dask cluster (``--scheduler local``), saving ev
 finishes (:mod:`market.batch`). ``gridmarket report RESULTS [--out DIR] [--error ci95|sd]
 [--metrics a,b]`` draws its figures (:mod:`market.report`).
 
-Bad input (a missing or invalid scenario file, a malformed ``--set``, an unknown format) ends
-with a one-line ``gridmarket: error: ...`` on stderr and exit status 2, never a traceback.
+A scenario is a path or a name on the search path of :mod:`market.scenario_files`
+(``gridmarket run profit/default``). ``gridmarket --version`` prints the installed version.
+
+Bad input (a missing or invalid scenario file, a malformed ``--set``, an unknown format, a seed
+or port out of range) ends with a one-line ``gridmarket: error: ...`` on stderr and exit status
+2, never a traceback. ``run`` prints its summary before writing ``--jobs-out``, so a failed
+write loses nothing printed (it is reported in one line, exit status 2). ``--format json`` keeps
+every float exactly (shortest repr that reads back as the same double; NaN as null).
 """
 
 from __future__ import annotations
@@ -20,15 +26,19 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import signal
 import sys
 from contextlib import contextmanager
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from market.batch import BatchError, SweepInterrupted, make_executor, run_sweep
 from market.export import ExportError, export_schedules
+from market.limits import MAX_SEED
 from market.model import GridMarket
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
@@ -63,9 +73,10 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gridmarket", description="Simulate compute markets.")
+    parser.add_argument("--version", action="version", version=f"gridmarket {version()}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = commands.add_parser("run", help="run a scenario and print its summary")
-    run.add_argument("scenario", help="a scenario YAML file (see scenarios/)")
+    run.add_argument("scenario", help="a scenario file, or a name such as profit/default")
     run.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
     run.add_argument(
         "--set",
@@ -86,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     sweep = commands.add_parser("sweep", help="run a scenario's sweep, saving every run")
-    sweep.add_argument("scenario", help="a scenario YAML file with a sweep: section")
+    sweep.add_argument("scenario", help="a scenario file or name with a sweep: section")
     sweep.add_argument(
         "--workers", type=int, metavar="N", help="processes (default: every core; 1: no pool)"
     )
@@ -120,13 +131,37 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--skip-bad", action="store_true", help="skip malformed lines, counted")
     info.add_argument("--processors", type=int, help="machine size (default: the trace's MaxProcs)")
 
-    dashboard = commands.add_parser("dashboard", help="watch and steer market runs in a browser")
-    dashboard.add_argument(
-        "scenario", nargs="?", help="the scenario new tabs start with (profit/default.yaml)"
-    )
-    dashboard.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    dashboard.add_argument("--port", type=int, default=8050, help="port (8050)")
+    for plugin in plugins().values():
+        plugin.add_arguments(commands.add_parser(plugin.NAME, help=plugin.HELP))
     return parser
+
+
+PLUGIN_GROUP = "gridmarket.commands"
+
+
+def plugins() -> dict[str, Any]:
+    """Commands other packages register under the ``gridmarket.commands`` entry point (the
+    dashboard's): modules with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``."""
+    found = {}
+    for entry in metadata.entry_points(group=PLUGIN_GROUP):
+        module = entry.load()
+        found[module.NAME] = module
+    return found
+
+
+def version() -> str:
+    """The installed version of gridmarket (``unknown`` when running from an uninstalled
+    source tree)."""
+    try:
+        return metadata.version("gridmarket")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def in_range(option: str, value: int | None, low: int, high: int) -> None:
+    """A one-line :class:`UsageError` unless ``low <= value <= high`` (or no value)."""
+    if value is not None and not low <= value <= high:
+        raise UsageError(f"{option}: {value} is out of range (from {low} to {high})")
 
 
 def run_command(args: argparse.Namespace, out=None) -> int:
@@ -134,12 +169,11 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     out = sys.stdout if out is None else out
     jobs_out = Path(args.jobs_out) if args.jobs_out else None
     jobs_format = _jobs_format(jobs_out, args.jobs_format)
-    if args.seed is not None and args.seed < 0:
-        raise UsageError("--seed: must be >= 0")
+    in_range("--seed", args.seed, 0, MAX_SEED)
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
-    variants = scenario.expand()  # validates every variant before anything runs
+    variants = scenario.expand(args.scenario)  # validates every variant before anything runs
     summaries, jobs, runs = [], [], []
     for label, variant in variants:
         result = GridMarket(variant, seed=args.seed).run()
@@ -148,21 +182,35 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         runs.append((label, variant, result))
     summary = pd.concat(summaries, ignore_index=True)
     summary = summary[["variant", "seed", *[c for c in summary if c not in ("variant", "seed")]]]
-    if jobs_out is not None and jobs_format != "table":
-        try:
-            export_schedules(jobs_out, jobs_format, runs)
-        except ExportError as exc:
-            raise UsageError(f"--jobs-out: {exc}") from None
-    elif jobs_out is not None:
-        _write_jobs(pd.concat(jobs, ignore_index=True), jobs_out)
     if args.format == "json":
-        records = json.loads(summary.to_json(orient="records"))
-        out.write(json.dumps(records, indent=2) + "\n")
+        out.write(json.dumps(json_records(summary), indent=2) + "\n")
     elif args.format == "csv":
         summary.to_csv(out, index=False)
     else:
         _print_table(summary, scenario.name, out)
+    if jobs_out is not None:  # after the summary: a failed write loses nothing printed
+        out.flush()
+        if jobs_format != "table":
+            try:
+                export_schedules(jobs_out, jobs_format, runs)
+            except ExportError as exc:
+                raise UsageError(f"--jobs-out: {exc}") from None
+        else:
+            _write_jobs(pd.concat(jobs, ignore_index=True), jobs_out)
     return 0
+
+
+def json_records(frame: pd.DataFrame) -> list[dict]:
+    """The rows of ``frame`` as JSON-ready dicts, every float exact (Python's shortest repr
+    reads back as the same double), NaN and infinities as None, numpy scalars as Python's."""
+
+    def plain(value):
+        value = value.item() if hasattr(value, "item") else value
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return value
+
+    return [{str(k): plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
 def sweep_command(args: argparse.Namespace, out=None) -> int:
@@ -280,6 +328,9 @@ def _write_jobs(frame: pd.DataFrame, path: Path) -> None:
             frame.to_csv(path, index=False)
     except OSError as exc:
         raise UsageError(f"--jobs-out: cannot write {path} ({exc.strerror})") from None
+    except ValueError as exc:  # e.g. pyarrow's ArrowInvalid
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UsageError(f"--jobs-out: cannot write {path} ({reason})") from None
 
 
 def _print_table(summary: pd.DataFrame, title: str, out) -> None:
@@ -314,20 +365,23 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "report":
             return report_command(args)
         if args.command == "trace":
+            in_range("--processors", args.processors, 1, 10**9)
             info = trace_info(args.file, skip_bad=args.skip_bad, max_procs=args.processors)
             print(format_trace_info(info))
             return 0
-        if args.command == "dashboard":
-            from dashboards.app import serve
-
-            serve(args.host, args.port, args.scenario)
-            return 0
+        plugin = plugins().get(args.command)
+        if plugin is not None:
+            return plugin.run(args)
     except (UsageError, ScenarioError, BatchError, ReportError, SwfError) as exc:
         print(f"gridmarket: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("gridmarket: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `gridmarket run ... | head`: stop quietly, as cat does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     return 1
 
 

@@ -2,9 +2,13 @@
 
 Clients submit jobs to service providers, which rent processors from resource providers (Popovici
 & Wilkes SC'05 §1, Figure 1). The model is a pure discrete-event simulation on Mesa's event API:
-no fixed ticks, just arrivals, job starts and completions scheduled with ``schedule_event``.
-:meth:`GridMarket.run` advances the clock with ``run_for`` one ``sample_interval`` at a time,
+no fixed ticks, just arrivals, job starts and completions, scheduled through the model's
+:class:`~market.clock.Clock` (which holds every event-loop trick, switched off by ``fast=False``).
+:meth:`GridMarket.run` advances time with ``run_until`` one ``sample_interval`` at a time,
 sampling the time series after each, until every job is done.
+
+``model.spec`` is the market's :class:`~market.scenario.Scenario` (what to simulate);
+``model.scenario`` is Mesa's own record of the run (its random generator), as in every Mesa model.
 
 A run is a pure function of (scenario, seed): all randomness comes from ``model.rng``, and each
 client draws its jobs from its own child generator, so that adding a service provider or changing
@@ -13,10 +17,7 @@ a policy leaves the job stream unchanged.
 
 from __future__ import annotations
 
-import gc
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import mesa
 
@@ -24,24 +25,17 @@ from agents.client import ClientAgent
 from agents.policies import make_admission, make_scheduler
 from agents.resource_provider import ResourceProviderAgent, Uncertainty
 from agents.service_provider import ServiceProviderAgent
+from market.clock import Clock, collector_paused
 from market.ledger import Ledger
 from market.metrics import provider_timeseries_reporters
 from market.result import RunResult
 from market.scenario import Scenario
 
-STALL_AFTER = 100_000.0  # hours without an arrival or a payment: a run that cannot finish
+STALL_AFTER = 100_000.0  # hours with jobs waiting, none running and nothing arriving
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for the block (reference counting still frees)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+class MarketStalled(RuntimeError):
+    """The market cannot progress: jobs wait and none can ever run. The message is one line."""
 
 
 class GridMarket(mesa.Model):
@@ -50,16 +44,19 @@ class GridMarket(mesa.Model):
     Args:
         scenario: what to simulate (see :mod:`market.scenario`).
         seed: the random seed; defaults to the scenario's.
+        fast: use the clock's speed tricks (:mod:`market.clock`); ``False`` runs the plain
+            event-by-event model, which decides every job the same way, only slower.
     """
 
-    def __init__(self, scenario: Scenario, seed: int | None = None) -> None:
-        with _collector_paused():  # tens of thousands of jobs: see run()
-            self._build(scenario, seed)
+    def __init__(self, scenario: Scenario, seed: int | None = None, fast: bool = True) -> None:
+        with collector_paused():  # tens of thousands of jobs: see market.clock
+            self._build(scenario, seed, fast)
 
-    def _build(self, scenario: Scenario, seed: int | None) -> None:
+    def _build(self, scenario: Scenario, seed: int | None, fast: bool) -> None:
         seed = scenario.seed if seed is None else seed
         super().__init__(rng=seed)
         self._default_schedule.stop()  # a pure event-driven model: no fixed step
+        self.clock = Clock(self, fast)
         self.spec = scenario
         self.seed = seed
         self.ledger = Ledger()
@@ -67,6 +64,7 @@ class GridMarket(mesa.Model):
         self.last_arrival = -math.inf
         self.end_time: float | None = None
         self.arrivals = 0
+        self.last_progress = 0.0  # when a job last arrived or ended
 
         # Child streams: clients first, so that job streams never depend on the rest.
         client_streams = self.rng.spawn(len(scenario.clients))
@@ -114,12 +112,16 @@ class GridMarket(mesa.Model):
     # -- called by agents ----------------------------------------------------------------------
     def note_arrival(self, job) -> None:
         """A client submitted ``job`` now (the arrival phase is the utilization window)."""
-        now = self.time
+        now = self.last_progress = self.time
         self.arrivals += 1
         if now < self.first_arrival:
             self.first_arrival = now
         if now > self.last_arrival:
             self.last_arrival = now
+
+    def note_progress(self) -> None:
+        """Jobs ended now (a job that starts ends later, or runs: see :meth:`check_stalled`)."""
+        self.last_progress = self.time
 
     def check_finished(self) -> None:
         """Stop once every client has submitted everything and every provider is idle."""
@@ -138,26 +140,9 @@ class GridMarket(mesa.Model):
         self.run_until(target)
         self.datacollector.collect(self)
 
-    def instant_is_over(self) -> bool:
-        """Whether nothing else is scheduled at the current instant (every scheduled event is
-        later), so that work meant for the end of this instant can be done right away.
-
-        It looks at the top of Mesa's event heap (events are ordered by time first), because
-        ``EventList.peek_ahead`` scans the whole heap; a canceled event on top counts as "not
-        over" (the caller then schedules, which is always correct).
-        """
-        try:
-            events = self._event_list._events
-        except AttributeError:  # Mesa keeps its events otherwise: "not over" is always right
-            return False
-        return not events or (events[0].time > self.time and not events[0].CANCELED)
-
     def next_event_time(self) -> float | None:
         """When the next event is due, or None if nothing is scheduled."""
-        if self._event_list.is_empty():
-            return None
-        upcoming = self._event_list.peek_ahead(1)
-        return upcoming[0].time if upcoming else None
+        return self.clock.next_event_time()
 
     def step_event(self) -> bool:
         """Run every event due at the next event time (one instant); False if there is none."""
@@ -170,26 +155,38 @@ class GridMarket(mesa.Model):
     def run(self, max_time: float = math.inf) -> RunResult:
         """Run until every job is done (or ``max_time``) and return the result.
 
-        Python's cyclic garbage collector is paused meanwhile (and restored after): a run keeps
-        every job and its record alive to the end and makes few reference cycles, so the
-        collector's full passes over them cost about a tenth of a trace replay and free little.
+        Raises :class:`MarketStalled` if jobs wait that can never run.
         """
-        with _collector_paused():
-            return self._run(max_time)
-
-    def _run(self, max_time: float) -> RunResult:
-        interval = self.spec.sample_interval
-        progress, since = None, self.time
-        while self.running and self.time < max_time:
-            if self._event_list.is_empty() or self.time - since > STALL_AFTER:
-                raise RuntimeError(
-                    f"the market stalled at t={self.time:g}: jobs wait, none can run"
-                )
-            self.advance(min(interval, max_time - self.time))
-            now = (len(self.ledger), self.arrivals)
-            if now != progress:
-                progress, since = now, self.time
+        with collector_paused():
+            interval = self.spec.sample_interval
+            while self.running and self.time < max_time:
+                self.check_stalled()
+                self.advance(min(interval, max_time - self.time))
         return self.result()
+
+    def check_stalled(self) -> None:
+        """Raise :class:`MarketStalled` if the market cannot progress: nothing is scheduled, or
+        for ``STALL_AFTER`` hours no job arrived or ended while none runs (a running job always
+        ends, however long it takes)."""
+        if not self.running:
+            return
+        nothing = self.next_event_time() is None
+        running = any(sp.running for sp in self.service_providers.values())
+        if nothing or (not running and self.time - self.last_progress > STALL_AFTER):
+            raise MarketStalled(f"the market stalled at t={self.time:g}: {self._why_stalled()}")
+
+    def _why_stalled(self) -> str:
+        waiting = []
+        for sp in self.service_providers.values():
+            if sp.queue:
+                rp = sp.resource_provider
+                narrowest = min(job.shapes[0] for job in sp.queue)
+                waiting.append(
+                    f"{sp.name} has {len(sp.queue)} jobs waiting (the narrowest needs "
+                    f"{narrowest} processors) and {rp.name} has {rp.availability} of its "
+                    f"{rp.capacity} processors available"
+                )
+        return "; ".join(waiting) or "nothing is scheduled and not every job has been submitted"
 
     def result(self) -> RunResult:
         """The run's summary, time series, per-job table and ledger (so far)."""

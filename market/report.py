@@ -263,7 +263,7 @@ def _write_pngs(figures, out: Path, written: list[Path]) -> str | None:
     try:
         import kaleido  # noqa: F401
     except ImportError:
-        return "PNG skipped: no static image renderer (pip install kaleido to get PNG too)"
+        return "PNG skipped: no static image renderer (pip install 'gridmarket[png]' for PNG)"
     for stem, fig in figures:
         path = out / f"{stem}.png"
         try:

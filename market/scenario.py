@@ -8,18 +8,27 @@ job stream (the papers' way of comparing policies); each is a set of overrides i
 
 Every error is one line that names the file and the field, e.g.
 ``scenarios/x.yaml: clients.0.workload.mean_interarrival: must be greater than 0``.
+
+Beyond each field's own range, a scenario is refused when any number in it is infinite or NaN,
+when two agents (clients, service and resource providers alike) share a name, when price
+changes are not in increasing time order, or when a setting would make the run take endless
+samples or events (:mod:`market.limits` has the bounds). Files are found on the search path of
+:mod:`market.scenario_files` (``profit/default`` names a shipped scenario).
 """
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from market import limits
 from market.paths import PathError, set_path
 from market.pricing import PriceSchedule
+from market.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
 from market.sweep_spec import SweepSpec
 from market.workloads import ProfitWorkload, Workload
 
@@ -32,7 +41,7 @@ class PolicySpec(BaseModel):
     """A policy by registered name, with its parameters: ``first_profit`` or
     ``{name: first_reward, alpha: 0.3}``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str
     params: dict[str, Any] = Field(default_factory=dict)
@@ -57,7 +66,7 @@ class UncertaintySpec(BaseModel):
     """How a resource provider's actual availability deviates from its forecast (see
     :mod:`market.forecast` and :mod:`agents.resource_provider`). All zero: it never does."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     sigma: float = Field(0.0, ge=0, description="sd of the forecast error, in processors")
     distribution: Literal["normal", "laplace", "uniform", "logistic"] = "normal"
@@ -71,7 +80,7 @@ class UncertaintySpec(BaseModel):
 class PriceChange(BaseModel):
     """The price per processor-hour from time ``at`` on."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     at: float = Field(ge=0)
     price: float = Field(ge=0)
@@ -80,13 +89,26 @@ class PriceChange(BaseModel):
 class ResourceProviderSpec(BaseModel):
     """A resource provider renting out a pool of processors."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "rp"
     capacity: int = Field(10, ge=1, description="processors (Table 1: 10)")
     price: float = Field(3.0, ge=0, description="per processor-hour (Table 1: 3 florins)")
-    price_changes: list[PriceChange] = Field(default_factory=list, description="a price schedule")
+    price_changes: list[PriceChange] = Field(
+        default_factory=list, description="a price schedule, in increasing time order"
+    )
     uncertainty: UncertaintySpec = UncertaintySpec()
+
+    @field_validator("price_changes")
+    @classmethod
+    def _increasing(cls, changes: list[PriceChange]) -> list[PriceChange]:
+        for i, (a, b) in enumerate(itertools.pairwise(changes)):
+            if b.at <= a.at:
+                raise ValueError(
+                    f"times must increase: change {i + 1} at {b.at:g} h is not after "
+                    f"change {i} at {a.at:g} h"
+                )
+        return changes
 
     def price_schedule(self) -> PriceSchedule:
         """The price over time."""
@@ -96,7 +118,7 @@ class ResourceProviderSpec(BaseModel):
 class ServiceProviderSpec(BaseModel):
     """A service provider: its scheduler, its admission policy and where it rents."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "sp"
     scheduler: PolicySpec = PolicySpec(name="first_profit")
@@ -127,7 +149,7 @@ class ServiceProviderSpec(BaseModel):
 class ClientSpec(BaseModel):
     """A client: the jobs it submits and how it picks among service providers."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "client"
     workload: Workload = ProfitWorkload()
@@ -140,12 +162,17 @@ class ClientSpec(BaseModel):
 class Scenario(BaseModel):
     """A whole market, ready to run."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "unnamed"
     description: str = ""
-    seed: int = Field(1, ge=0)
-    sample_interval: float = Field(0.5, gt=0, description="hours between time-series samples")
+    seed: int = Field(1, ge=0, le=limits.MAX_SEED, description="0 to 2**63 - 1")
+    sample_interval: float = Field(
+        0.5,
+        gt=0,
+        description="hours between time-series samples; at most 1,000,000 over the expected "
+        "horizon (see market.limits)",
+    )
     resource_providers: list[ResourceProviderSpec] = Field(
         default_factory=lambda: [ResourceProviderSpec()], min_length=1
     )
@@ -160,15 +187,23 @@ class Scenario(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
+        bad = limits.first_non_finite(self.model_dump(mode="python"))
+        if bad is not None:
+            raise ValueError(f"{bad[0]}: must be a finite number, not {bad[1]}")
+        owners: dict[str, str] = {}  # one ledger account per name: names are unique overall
         for kind, items in (
             ("resource_providers", self.resource_providers),
             ("service_providers", self.service_providers),
             ("clients", self.clients),
         ):
-            names = [item.name for item in items]
-            dupes = sorted({n for n in names if names.count(n) > 1})
-            if dupes:
-                raise ValueError(f"{kind}: name {dupes[0]!r} is used twice")
+            for i, item in enumerate(items):
+                where = f"{kind}.{i}"
+                if item.name in owners:
+                    raise ValueError(
+                        f"{where}.name: {item.name!r} is also the name of {owners[item.name]} "
+                        "(every agent needs its own name)"
+                    )
+                owners[item.name] = where
         rps = {rp.name for rp in self.resource_providers}
         for i, sp in enumerate(self.service_providers):
             if sp.resource_provider is not None and sp.resource_provider not in rps:
@@ -181,6 +216,9 @@ class Scenario(BaseModel):
             for name in client.providers or []:
                 if name not in sps:
                     raise ValueError(f"clients.{i}.providers: no service provider named {name!r}")
+        unbounded = limits.unbounded_setting(self)
+        if unbounded is not None:
+            raise ValueError(unbounded)
         return self
 
     # -- derived scenarios ---------------------------------------------------------------------
@@ -194,13 +232,14 @@ class Scenario(BaseModel):
                 raise ScenarioError(f"{source}: {exc}") from None
         return validate(data, source)
 
-    def expand(self) -> list[tuple[str, Scenario]]:
-        """``(label, scenario)`` for each variant, or just this scenario if it has none."""
+    def expand(self, source: str = "scenario") -> list[tuple[str, Scenario]]:
+        """``(label, scenario)`` for each variant, or just this scenario if it has none; an
+        error names ``source`` (the file) and the variant."""
         if not self.variants:
             return [(self.name, self)]
         base = self.model_copy(update={"variants": {}})
         return [
-            (label, base.with_overrides(sets, f"variants.{label}"))
+            (label, base.with_overrides(sets, f"{source}: variants.{label}"))
             for label, sets in self.variants.items()
         ]
 
@@ -229,25 +268,27 @@ def validate(data: Any, source: str = "scenario") -> Scenario:
 
 
 def load(path: str | Path) -> Scenario:
-    """Read and validate a scenario file."""
-    path = Path(path)
+    """Read and validate a scenario file: a path, or a name on the search path of
+    :mod:`market.scenario_files` (``profit/default``)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such scenario file") from None
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read ({exc.strerror})") from None
+        found = resolve(path)
+        text = read_text(found)
+    except ScenarioFileError as exc:
+        raise ScenarioError(str(exc)) from None
+    return loads(text, str(found), Path(found).stem)
+
+
+def loads(text: str, source: str, default_name: str = "unnamed") -> Scenario:
+    """Parse and validate a scenario from its YAML ``text``; errors name ``source``. A scenario
+    without a ``name`` is called ``default_name`` (the file's stem)."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise ScenarioError(f"{path}:{line}: {problem}") from None
-    scenario = validate(data, str(path))
+        data = parse_yaml(text, source)
+    except ScenarioFileError as exc:
+        raise ScenarioError(str(exc)) from None
+    scenario = validate(data, source)
     if not scenario.name or scenario.name == "unnamed":
-        scenario = scenario.model_copy(update={"name": path.stem})
-    scenario.expand()  # a bad variant is an error in the file, found before anything runs
+        scenario = scenario.model_copy(update={"name": default_name})
+    scenario.expand(source)  # a bad variant is an error in the file, found before anything runs
     return scenario
 
 

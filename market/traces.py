@@ -105,7 +105,7 @@ def trace_info(
     and ``dropped`` (:meth:`DropReport.as_dict`).
     """
     if max_procs is not None and max_procs < 1:
-        raise SwfError(f"--processors: must be >= 1, got {max_procs}")
+        raise SwfError(f"max_procs: must be >= 1, got {max_procs}")
     trace = read_swf(resolve_trace(path), skip_bad=skip_bad)
     jobs, report = trace.select(max_procs, rules)
     header = trace.header

@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from agents.policies.base import Admission, Decision, Plan, PlanContext, Scheduler
 from agents.policies.registry import register_admission
@@ -30,7 +29,7 @@ from market.jobs import Job
 def _decision(accepted: bool, reason: str, detail: str, plan: Plan | None, job: Job, gain=None):
     placement = plan.placement_of(job.id) if plan is not None else None
     if placement is None:
-        return Decision(accepted, reason, detail, gain=gain, plan=plan)
+        return Decision(accepted, reason, detail, gain=gain)
     return Decision(
         accepted,
         reason,
@@ -41,7 +40,6 @@ def _decision(accepted: bool, reason: str, detail: str, plan: Plan | None, job: 
         expected_value=placement.value,
         expected_profit=placement.profit,
         gain=gain,
-        plan=plan,
     )
 
 
@@ -63,7 +61,7 @@ class PositiveOpportunity(Admission):
             decision = self._decide(job, queue, level_ctx, scheduler)
             if decision.reason != "too-risky":
                 break
-        return replace(decision, plan=None)  # made on a risk level, not on ``ctx`` itself
+        return decision
 
     def _decide(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler

@@ -37,8 +37,9 @@ class PlanContext:
         risk: the acceptable risk that a plan cannot be carried out (None: uncertainty-oblivious).
         shapes: the shape each queued job was admitted on, by job id: a commitment every later
             plan keeps (admission chose the plan with that shape, §3.4).
-        memo: scratch space a policy may use to reuse work between plans built at this instant
-            (e.g. each queued job's best shape while admission tries the new job's shapes).
+        ranks: the planner's memo of each job's rank by a list scheduler at this ``now`` and
+            ``price`` (see :class:`RankMemo`); None (compute every time) when a policy is called
+            directly.
     """
 
     now: float
@@ -47,7 +48,7 @@ class PlanContext:
     forecast: Forecast | None = None
     risk: float | None = None
     shapes: Mapping[int, int] = field(default_factory=dict)
-    memo: dict[Any, Any] = field(default_factory=dict)
+    ranks: RankMemo | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.price, PriceSchedule):
@@ -68,6 +69,35 @@ class PlanContext:
         if self.forecast is None:
             return 1.0
         return self.forecast.plan_probability(plan.placements)
+
+
+class RankMemo:
+    """Each job's ``(shape, priority)`` by a scheduler, computed once per instant and price.
+
+    A list scheduler's rank of a job depends on the job, ``ctx.now`` and ``ctx.price`` only
+    (:meth:`agents.policies.list_scheduling.ListScheduler.rank`), never on the capacity or the
+    rest of the queue, so every context of one instant (at every risk level) shares those ranks;
+    the memo forgets them when it is asked at another time or price. Owned by the planner
+    (:mod:`agents.planner`).
+    """
+
+    __slots__ = ("_ranks", "now", "price")
+
+    def __init__(self) -> None:
+        self.now: float | None = None
+        self.price: PriceSchedule | None = None
+        self._ranks: dict[tuple[object, int], tuple[int, float]] = {}
+
+    def get(self, scheduler: Any, job: Job, ctx: PlanContext) -> tuple[int, float]:
+        """``scheduler.rank(job, ctx)``, computed once per scheduler and job at an instant."""
+        if ctx.now != self.now or ctx.price is not self.price:
+            self.now, self.price = ctx.now, ctx.price
+            self._ranks.clear()
+        key = (scheduler, job.id)
+        ranked = self._ranks.get(key)
+        if ranked is None:
+            ranked = self._ranks[key] = scheduler.rank(job, ctx)
+        return ranked
 
 
 class Placement(NamedTuple):
@@ -166,9 +196,6 @@ class Decision:
         queue_order: for policies that keep their queue in an order of their own (QoPS inserts
             a job at a chosen position), the ids of the queued jobs, new one included, in the
             order the service provider must keep; None keeps arrival order.
-        plan: the scheduler's plan of the queue with the job that the decision was made on (the
-            job on its ``processors``), if it was built on the context unchanged; the service
-            provider runs it without planning again when nothing changed before its next run.
     """
 
     accepted: bool
@@ -181,22 +208,6 @@ class Decision:
     expected_profit: float | None = None
     gain: float | None = None
     queue_order: tuple[int, ...] | None = None
-    plan: Plan | None = field(default=None, repr=False, compare=False)
-
-    def without_plan(self) -> Decision:
-        """This decision without its plan (what a record keeps: plans are large)."""
-        return Decision(
-            self.accepted,
-            self.reason,
-            self.detail,
-            self.processors,
-            self.start,
-            self.end,
-            self.expected_value,
-            self.expected_profit,
-            self.gain,
-            self.queue_order,
-        )
 
 
 class Scheduler(ABC):

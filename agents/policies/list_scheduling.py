@@ -23,16 +23,15 @@ class ListScheduler(Scheduler):
 
     @abstractmethod
     def rank(self, job: Job, ctx: PlanContext, processors: int | None = None) -> tuple[int, float]:
-        """``(shape, priority)`` of ``job``; given ``processors``, its priority on that shape."""
+        """``(shape, priority)`` of ``job``; given ``processors``, its priority on that shape.
+        It may read the job, ``ctx.now`` and ``ctx.price`` only (see
+        :class:`~agents.policies.base.RankMemo`)."""
 
     def _ranked(self, job: Job, ctx: PlanContext) -> tuple[int, float]:
-        # A job's own rank does not depend on the rest of the queue, so it is computed once per
-        # instant and reused by every plan built then (admission builds one per candidate shape).
-        key = (self, job.id)
-        ranked = ctx.memo.get(key)
-        if ranked is None:
-            ranked = ctx.memo[key] = self.rank(job, ctx)
-        return ranked
+        # A job's own rank does not depend on the rest of the queue: the planner's memo keeps it
+        # for the instant (admission builds a plan per candidate shape).
+        ranks = ctx.ranks
+        return self.rank(job, ctx) if ranks is None else ranks.get(self, job, ctx)
 
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
@@ -42,8 +41,8 @@ class ListScheduler(Scheduler):
     def order(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
     ) -> list[tuple[Job, int]]:
-        """``queue`` as ``(job, shape)`` pairs in the order :meth:`plan` places them (ranks
-        memoised the same way), for schedulers that build plans from this one's order."""
+        """``queue`` as ``(job, shape)`` pairs in the order :meth:`plan` places them, for
+        schedulers that build plans from this one's order."""
         pinned = ctx.pins(pinned)
         ranked = []
         for job in queue:

@@ -117,14 +117,12 @@ from itertools import pairwise
 from operator import itemgetter
 from typing import Literal, NamedTuple
 
-from agents.policies.backfill import Conservative, rigid_shape
+from agents.policies.backfill import rigid_shape
 from agents.policies.base import (
     Admission,
     Decision,
-    Plan,
     PlanContext,
     Scheduler,
-    placement,
 )
 from agents.policies.registry import register_admission
 from market.capacity import CapacityProfile
@@ -290,17 +288,10 @@ def _accept(
     job: Job, ctx: PlanContext, slots: list[Slot], why: str, scheduler: Scheduler
 ) -> Decision:
     """Admit ``job`` on the schedule ``slots`` (every waiting job's, in the order the queue
-    takes). With the conservative scheduler that schedule is its plan of the queue in that order
-    on the same context, so it goes with the decision: the service provider need not plan
-    again."""
+    takes)."""
     _, n, start, end = next(slot for slot in slots if slot[0] is job)
     value = job.utility(end)
     due = "no deadline" if job.deadline is None else f"deadline {job.deadline:.4g} h"
-    plan = None
-    if type(scheduler) is Conservative:
-        price = ctx.price
-        placements = [placement(j, m, s, e, price) for j, m, s, e in slots if s != math.inf]
-        plan = Plan(ctx.now, placements, [j for j, _, s, _ in slots if s == math.inf])
     return Decision(
         True,
         "meets-deadlines",
@@ -311,7 +302,6 @@ def _accept(
         expected_value=value,
         expected_profit=value - ctx.rent(n, start, end),
         queue_order=tuple(slot[0].id for slot in slots),
-        plan=plan,
     )
 
 

@@ -6,19 +6,29 @@ A new policy is one class plus one registration (DESIGN principle 4)::
     class MyPolicy(ListScheduler): ...
 
 Parameters of a policy are its constructor's keyword arguments; a scenario gives them as
-``scheduler: {name: my_policy, alpha: 0.3}``.
+``scheduler: {name: my_policy, alpha: 0.3}``. Every policy's parameters are checked against its
+constructor's annotations before it is built (:func:`check_params`): ``k: int`` refuses 2.5,
+``alpha: float`` refuses ``.nan`` and ``.inf`` (no parameter may be infinite or NaN), a
+``Literal`` its other values; the constructor then checks ranges. A new policy gets this by
+annotating its parameters.
 """
 
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
 from agents.policies.base import Admission, Scheduler
+from market.limits import first_non_finite
 
 SCHEDULERS: dict[str, type[Scheduler]] = {}
 ADMISSIONS: dict[str, type[Admission]] = {}
+#: The parameter model of each policy class, built from its constructor on first use.
+_PARAMS: dict[type, type[BaseModel]] = {}
 
 
 def _register[T](table: dict[str, type[T]], name: str) -> Callable[[type[T]], type[T]]:
@@ -51,10 +61,42 @@ def _build[T](table: dict[str, type[T]], what: str, name: str, params: dict[str,
     if unknown:
         known = ", ".join(accepted) or "none"
         raise ValueError(f"{what} {name!r} has no parameter {unknown[0]!r} (parameters: {known})")
+    params = check_params(cls, params, f"{what} {name!r}")
     try:
         return cls(**params)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{what} {name!r}: {exc}") from None
+
+
+def _param_model(cls: type) -> type[BaseModel]:
+    """A pydantic model of ``cls``'s constructor parameters (annotated types, defaults)."""
+    if cls not in _PARAMS:
+        hints = typing.get_type_hints(cls.__init__)
+        fields: dict[str, Any] = {}
+        for pname, param in inspect.signature(cls).parameters.items():
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                continue
+            default = ... if param.default is param.empty else param.default
+            fields[pname] = (hints.get(pname, Any), default)
+        config = ConfigDict(allow_inf_nan=False, arbitrary_types_allowed=True)
+        _PARAMS[cls] = create_model(f"{cls.__name__}Params", __config__=config, **fields)
+    return _PARAMS[cls]
+
+
+def check_params(cls: type, params: dict[str, Any], what: str) -> dict[str, Any]:
+    """``params`` checked against ``cls``'s constructor annotations and converted (``2.0`` for
+    an ``int`` becomes 2); a one-line ValueError ``what: param: problem`` if one does not fit,
+    or if any number in them is infinite or NaN."""
+    bad = first_non_finite(params)
+    if bad is not None:
+        raise ValueError(f"{what}: {bad[0]}: Input should be a finite number, not {bad[1]}")
+    try:
+        checked = _param_model(cls).model_validate(params)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ValueError(f"{what}: {where}: {err['msg']}") from None
+    return {key: getattr(checked, key) for key in params}
 
 
 def make_scheduler(name: str, **params: Any) -> Scheduler:

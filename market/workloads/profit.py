@@ -27,6 +27,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from market.jobs import Job
+from market.limits import MAX_JOBS
 from market.utility import UtilityFunction
 
 KINDS = {
@@ -39,10 +40,12 @@ KINDS = {
 class ProfitWorkload(BaseModel):
     """Parameters of the profit paper's workload (defaults: Table 1)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     kind: Literal["profit"] = "profit"
-    jobs: int = Field(200, ge=0, description="jobs per run (Table 1: 200)")
+    jobs: int = Field(
+        200, ge=0, le=MAX_JOBS, description="jobs per run (Table 1: 200; at most 1,000,000)"
+    )
     mean_interarrival: float = Field(0.15, gt=0, description="hours, exponential")
     mean_work: float = Field(
         7.0, gt=0, description="mean job size, processor-hours on one processor"

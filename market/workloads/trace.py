@@ -171,7 +171,7 @@ def _selected(path: str, mtime: float, size: int, skip_bad: bool, processors: in
 class TraceWorkload(BaseModel):
     """Jobs from an SWF trace (see the module docstring for every step and choice)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     kind: Literal["swf"] = "swf"
     trace: str = Field(description="SWF file: a path, or a name on the trace search path")
@@ -195,7 +195,9 @@ class TraceWorkload(BaseModel):
     window: tuple[float, float] | None = Field(
         None, description="only jobs submitted in [start, end) hours after the first one"
     )
-    load_factor: float = Field(1.0, ge=1.0, description="offered load x this (QoPS: 1.0-1.6)")
+    load_factor: float = Field(
+        1.0, ge=1.0, le=100.0, description="offered load x this (QoPS: 1.0-1.6; at most 100)"
+    )
     load_method: Literal["duplicate", "expand", "compress"] = "duplicate"
     duplicate_arrival: Literal["same", "random"] = Field(
         "same", description="a duplicate arrives with its original, or at a random time"

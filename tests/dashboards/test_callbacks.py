@@ -3,6 +3,7 @@ field checks, per-tab state, export, and the app's wiring."""
 
 from __future__ import annotations
 
+import base64
 import copy
 import io
 import json
@@ -13,12 +14,14 @@ import pytest
 from dash import no_update
 from dash.exceptions import PreventUpdate
 
-from dashboards import views
+from dashboards import scenario_files, views
 from dashboards.__main__ import main as module_main
 from dashboards.app import create_app, serve
 from dashboards.session import METRICS
 from dashboards.views import GRAPHS, gantt_figure, timeseries_figure
 from tests.dashboards.conftest import DEFAULT, OTHER, SID
+
+HINT = " (choose one from the list, or upload it)"
 
 
 def text(component) -> str:
@@ -324,7 +327,10 @@ def test_field_check_shows_the_scenarios_message(callbacks):
     capacity = {"type": "param", "name": "capacity"}
     assert "valid integer" in callbacks.check_field(2.5, capacity, DEFAULT)
     assert callbacks.check_field(1, {"type": "param", "name": "nope"}, DEFAULT) == ""
-    assert callbacks.check_field(1, field, "/no/such.yaml").endswith("no such scenario file")
+    message = callbacks.check_field(1, field, "/no/such.yaml")
+    assert message.endswith(
+        "not a file of the scenario folders (choose one from the list, or upload it)"
+    )
     assert callbacks.check_policies([]) == "tick at least one policy"
     assert callbacks.check_policies(["LJF"]) == ""
 
@@ -336,26 +342,40 @@ def test_page_load_shows_the_tabs_scenario_and_speed(callbacks):
     assert {"label": "profit/default.yaml", "value": DEFAULT} in options
 
 
-def test_load_a_scenario_by_path(callbacks, tmp_path):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("resource_providers:\n  - capacity: 0\n")
+def test_load_a_scenario_by_path_or_upload(callbacks, tmp_path):
     options = [{"label": "profit/default.yaml", "value": DEFAULT}]
-    result = callbacks.choose_scenario("load-path", SID, 1, str(bad), options)
+    outside = tmp_path / "good.yaml"
+    outside.write_text(Path(DEFAULT).read_text())
+    result = callbacks.choose_scenario("load-path", SID, 1, str(outside), options)
     assert result[:2] == (no_update, no_update)
-    assert (
-        result[2] == f"{bad}: resource_providers.0.capacity: Input should be greater than or "
-        "equal to 1"
+    assert result[2] == (
+        f"{outside}: not a file of the scenario folders (choose one from the list, or upload it)"
     )
     result = callbacks.choose_scenario("load-path", SID, 1, "  ", options)
     assert result[2] == "enter the path of a scenario file"
 
-    good = tmp_path / "good.yaml"
-    good.write_text(Path(DEFAULT).read_text())
+    # a name in a scenario folder loads
     options_after, value, message, _ = callbacks.choose_scenario(
-        "load-path", SID, 2, str(good), options
+        "load-path", SID, 2, "profit/default", options
     )
-    assert value == str(good) and message == ""
-    assert options_after[-1] == {"label": str(good), "value": str(good)}
+    assert (value, message) == (DEFAULT, "") and options_after == options
+
+    # an upload loads, and a bad one says why in one line
+    bad = (
+        "data:application/x-yaml;base64,"
+        + base64.b64encode(b"resource_providers:\n  - capacity: 0\n").decode()
+    )
+    result = callbacks.choose_scenario("scenario-upload", SID, 2, None, options, bad, "bad.yaml")
+    assert result[:2] == (no_update, no_update)
+    assert result[2].endswith(
+        "/bad.yaml: resource_providers.0.capacity: Input should be greater than or equal to 1"
+    )
+    good = "data:;base64," + base64.b64encode(outside.read_bytes()).decode()
+    options_after, value, message, _ = callbacks.choose_scenario(
+        "scenario-upload", SID, 3, None, options, good, "good.yaml"
+    )
+    assert value.startswith("upload:") and value.endswith("/good.yaml") and message == ""
+    assert options_after[-1] == {"label": "good.yaml (uploaded)", "value": value}
 
 
 def test_setup_fields_show_the_tabs_values_for_its_scenario(callbacks, tmp_path):
@@ -387,14 +407,16 @@ def test_setup_fields_show_the_tabs_values_for_its_scenario(callbacks, tmp_path)
 
     other = tmp_path / "other.yaml"
     other.write_text(Path(DEFAULT).read_text())
-    fields, _ = callbacks.render_setup(str(other), SID)  # another file: its own values
+    scenario_files.allow(other)  # as `gridmarket dashboard other.yaml` does
+    fields, message = callbacks.render_setup(str(other), SID)  # another file: its own values
+    assert message == ""
     by_id.clear()
     walk(fields)
     assert field("param", "price").value == 3.0
     assert field("setup", "mode").value == "parallel"
 
     fields, message = callbacks.render_setup("/no/such.yaml", SID)
-    assert fields == [] and message.endswith("no such scenario file")
+    assert fields == [] and message.endswith("not a file of the scenario folders" + HINT)
 
 
 # -- export -----------------------------------------------------------------------------------
@@ -474,6 +496,6 @@ def test_bad_scenario_is_a_one_line_error(tmp_path, capsys):
     assert module_main([str(bad)]) == 2
     err = capsys.readouterr().err
     assert (
-        err == f"python -m dashboards: error: {bad}: seed: Input should be greater than or "
+        err == f"gridmarket: error: {bad}: seed: Input should be greater than or "
         "equal to 0\n"
     )

@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from dashboards.scenario_files import scenario_files
 from dashboards.session import (
     METRICS,
     PARAMS,
@@ -19,7 +20,6 @@ from dashboards.session import (
     param_enabled,
     param_values,
     policy_options,
-    scenario_files,
 )
 from tests.dashboards.conftest import DEFAULT, SID, small
 

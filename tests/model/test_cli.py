@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -10,7 +11,8 @@ import pandas as pd
 import pytest
 
 from market.cli import main
-from market.scenario import load
+from market.model import GridMarket
+from market.scenario import load, parse_overrides
 from tests.conftest import DEFAULT_SCENARIO
 
 SMALL = ["--set", "clients.0.workload.jobs=25"]
@@ -88,7 +90,17 @@ BAD_INPUTS = [
     (["run", str(DEFAULT_SCENARIO), "--set", "service_providers.0.admission=maybe"],
      "unknown admission policy 'maybe'"),
     (["run", str(DEFAULT_SCENARIO), "--format", "xml"], "invalid choice: 'xml'"),
-    (["run", str(DEFAULT_SCENARIO), "--seed", "-1"], "--seed: must be >= 0"),
+    (["run", str(DEFAULT_SCENARIO), "--seed", "-1"], "--seed: -1 is out of range (from 0 to"),
+    (["run", str(DEFAULT_SCENARIO), "--seed", "18446744073709551616", "--jobs-out", "j.csv"],
+     "--seed: 18446744073709551616 is out of range (from 0 to 9223372036854775807)"),
+    (["run", str(DEFAULT_SCENARIO), "--seed", "1.5"], "--seed: invalid int value: '1.5'"),
+    (["dashboard", "--port", "70000"], "--port: 70000 is out of range (from 1 to 65535)"),
+    (["dashboard", "--port", "0"], "--port: 0 is out of range"),
+    (["trace", "info", "x.swf", "--processors", "-5"], "--processors: -5 is out of range"),
+    (["run", str(DEFAULT_SCENARIO), "--set", "sample_interval=1e-9"],
+     "--set: sample_interval: 1e-09 h takes more than 1,000,000 samples"),
+    (["run", str(DEFAULT_SCENARIO), "--set", "clients.0.workload.mean_interarrival=.inf"],
+     "--set: clients.0.workload.mean_interarrival: Input should be a finite number"),
     (["run", str(DEFAULT_SCENARIO), "--jobs-out", "jobs.txt"], "must end in .csv or .parquet"),
     (["fly"], "invalid choice: 'fly'"),
 ]  # fmt: skip
@@ -113,3 +125,45 @@ def test_the_console_script_reports_bad_files_without_a_traceback(tmp_path):
     assert proc.stderr.strip() == (
         f"gridmarket: error: {bad}: service_providers.0.schedular: unknown field"
     )
+
+
+def test_json_keeps_every_float_exactly(capsys):
+    code, out, _ = run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--format", "json")
+    assert code == 0
+    records = {r["variant"]: r for r in json.loads(out)}
+    scenario = load(DEFAULT_SCENARIO).with_overrides(parse_overrides(SMALL[1:]))
+    compared = 0
+    for label, variant in scenario.expand():
+        expected = GridMarket(variant).run().summary.iloc[0]
+        for key, value in expected.items():
+            if isinstance(value, float) and math.isfinite(value):
+                assert records[label][key] == value, (label, key)  # equal, not close
+                compared += 1
+            elif isinstance(value, float):
+                assert records[label][key] is None  # NaN: null, as valid JSON
+    assert compared > 50, "the floats were compared"
+
+
+def test_a_failed_jobs_out_write_keeps_the_printed_summary(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    target = blocker / "jobs.csv"  # its folder is a file: the write fails
+    code, out, err = run(
+        capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--format", "csv", "--jobs-out", str(target)
+    )
+    assert code == 2
+    assert out.startswith("variant,seed,provider") and len(out.strip().splitlines()) == 9
+    assert err.count("\n") == 1 and err.startswith(
+        f"gridmarket: error: --jobs-out: cannot write {target}"
+    )
+
+
+def test_version_and_names_on_the_search_path(capsys, tmp_path, monkeypatch):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("gridmarket ") and out.strip() != "gridmarket"
+    monkeypatch.chdir(tmp_path)  # no scenarios here: the shipped one is found by name
+    code, out, err = run(capsys, "run", "profit/default", *SMALL, "--format", "csv")
+    assert code == 0 and err == "" and out.startswith("variant,seed")

@@ -1,7 +1,8 @@
-"""The service provider runs the plan admission made with a job instead of planning again when
-nothing changed in between (agents/service_provider.py). That is sound only if (1) pinning every
-job to the shape a plan gave it leaves every scheduler's plan as it was (a committed job is
-pinned to its admitted shape), and (2) the reuse changes no decision; both are checked here."""
+"""The planner follows the plan admission made with a job instead of planning again when nothing
+changed in between (agents/planner.py). That is sound only if pinning every job to the shape a
+plan gave it leaves every scheduler's plan as it was (a committed job is pinned to its admitted
+shape), checked here; that reuse changes no decision in whole runs is checked in
+tests/model/test_fast_equivalence.py."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.policies import SCHEDULERS, make_scheduler
-from agents.service_provider import ServiceProviderAgent
-from market import GridMarket
+from agents.planner import Planner
+from agents.policies import SCHEDULERS, make_admission, make_scheduler
+from agents.policies.base import RankMemo
+from market.capacity import CapacityProfile
+from market.pricing import PriceSchedule
 from tests.conftest import make_ctx, make_job
 
 job_specs = st.lists(
@@ -51,49 +54,55 @@ def test_pinning_jobs_to_their_planned_shapes_leaves_the_plan_unchanged(
     assert steps(scheduler.plan(again, queue)) == steps(plan)
 
 
-def outcomes(model):
-    return {
-        (sp.name, job_id): (r.decision.accepted, r.decision.reason, r.processors, r.start, r.end)
-        for sp in model.service_providers.values()
-        for job_id, r in sp.records.items()
-    }
+class FixedPool:
+    """A pool of ``capacity`` processors that never varies and has nothing leased (what the
+    planner reads of a resource provider)."""
+
+    def __init__(self, capacity: int, price: float) -> None:
+        self.capacity, self.price, self.varies, self.version = (
+            capacity,
+            PriceSchedule.constant(price),
+            False,
+            0,
+        )
+
+    def free_profile(self, now: float) -> CapacityProfile:
+        return CapacityProfile(self.capacity, origin=now)
 
 
-@pytest.mark.parametrize(
-    "scheduler, admission",
-    [
-        ("first_profit", "positive_opportunity"),
-        ("first_opportunity", "positive_opportunity"),
-        ("sjf", "accept_all"),
-        ("easy", "accept_all"),
-        ("conservative", "accept_all"),
-        ("fcfs", "accept_all"),
-    ],
-)
-def test_reusing_the_admission_plan_changes_no_decision(
-    default_scenario, monkeypatch, scheduler, admission
-):
-    scenario = default_scenario.with_overrides(
-        {
-            "service_providers.0.scheduler": scheduler,
-            "service_providers.0.admission": admission,
-            "clients.0.workload.jobs": 150,
-            "clients.0.workload.mean_interarrival": 0.05,  # a long queue
-        }
-    )
-    original, used = ServiceProviderAgent._quoted_plan, []
+def test_the_planner_follows_the_admission_plan_only_while_nothing_changed():
+    pool = FixedPool(4, 1.0)
+    planner = Planner(make_scheduler("first_profit"), make_admission("positive_opportunity"), pool)
+    first = make_job(1, 2.0, 20.0, shapes=(1, 2), serial_fraction=0.2)
+    decision = planner.quote(first, 0.0)
+    assert decision.accepted
+    planner.admit(first, decision, 0.0)
+    plan = planner.plan(0.0)
+    assert planner.reused == 1 and plan.placement_of(1).processors == decision.processors
+    # Quoted and admitted, then the pool changes before the scheduler runs: plan afresh.
+    second = make_job(2, 2.0, 20.0, shapes=(1, 2), serial_fraction=0.2)
+    planner.admit(second, planner.quote(second, 0.0), 0.0)
+    pool.version += 1
+    planner.plan(0.0)
+    assert planner.reused == 1
+    # Without reuse (the model's fast=False) the same plan is built again.
+    again = Planner(make_scheduler("first_profit"), make_admission("positive_opportunity"),
+                    FixedPool(4, 1.0), reuse=False)  # fmt: skip
+    again.admit(first, again.quote(first, 0.0), 0.0)
+    assert steps(again.plan(0.0)) == steps(plan) and again.reused == 0
 
-    def spy(self, job):
-        plan = original(self, job)
-        used.append(plan is not None)
-        return plan
 
-    monkeypatch.setattr(ServiceProviderAgent, "_quoted_plan", spy)
-    reused = GridMarket(scenario, seed=5)
-    reused.run()
-    assert sum(used) > len(used) / 2  # most commits could use the admission's plan
-    monkeypatch.setattr(ServiceProviderAgent, "_quoted_plan", lambda self, job: None)
-    fresh = GridMarket(scenario, seed=5)
-    fresh.run()
-    assert outcomes(reused) == outcomes(fresh)
-    assert sum(r[0] for r in outcomes(fresh).values()) > 0
+def test_ranks_are_memoised_per_instant_and_price_only():
+    scheduler = make_scheduler("first_profit")
+    job = make_job(1, 2.0, 20.0, decay=1.0, shapes=(1, 2, 4), serial_fraction=0.2)
+    ctx = make_ctx(4, 1.0)
+    ctx.ranks = RankMemo()
+    assert ctx.ranks.get(scheduler, job, ctx) == scheduler.rank(job, ctx)
+    later = make_ctx(4, 1.0, now=3.0)  # another instant: the memo starts afresh
+    later.ranks = ctx.ranks
+    assert later.ranks.get(scheduler, job, later) == scheduler.rank(job, later)
+    assert scheduler.rank(job, later) != scheduler.rank(job, ctx)  # (the value decays)
+    dearer = make_ctx(4, 2.0, now=3.0)  # another price at the same instant: afresh too
+    dearer.ranks = ctx.ranks
+    assert dearer.ranks.get(scheduler, job, dearer) == scheduler.rank(job, dearer)
+    assert scheduler.rank(job, dearer) != scheduler.rank(job, later)

@@ -13,6 +13,7 @@ import pytest
 from market.cli import main
 from market.swf import SwfError, read_swf
 from market.trace_selection import SelectionRules, select_records
+from market.traces import trace_info
 from market.workloads import TraceWorkload
 
 # job submit wait run procs cpu mem reqp reqt reqm status user group exe queue part prec think
@@ -172,5 +173,8 @@ def test_a_fractional_processor_count_is_an_error_not_truncated(tmp_path):
 
 
 def test_trace_info_refuses_a_machine_of_no_processors(tmp_path, capsys):
-    assert main(["trace", "info", str(write(tmp_path, LINES)), "--processors", "-5"]) == 2
-    assert "--processors: must be >= 1" in capsys.readouterr().err
+    path = write(tmp_path, LINES)
+    with pytest.raises(SwfError, match="max_procs: must be >= 1, got -5"):
+        trace_info(path, max_procs=-5)
+    assert main(["trace", "info", str(path), "--processors", "-5"]) == 2
+    assert "--processors: -5 is out of range" in capsys.readouterr().err

@@ -1,14 +1,16 @@
-"""The scheduler run at the end of an instant (ServiceProviderAgent._request_dispatch) is done at
-once when nothing else is scheduled at that instant, instead of in a low-priority event. That
-is sound only if it changes no decision: checked here against a run that always schedules the
-event, on scenarios with early and late job ends, competing providers on one pool, uncertain
-capacity, and a trace on a one-minute tick (jobs arriving together, and as others end)."""
+"""The clock's speed tricks (market/clock.py: end-of-instant work done at once, coalesced
+completion events) and the planner's plan reuse (agents/planner.py) are sound only if they change
+no decision: every job's outcome with ``fast=True`` is checked against the plain event-by-event
+run (``fast=False``) on scenarios with early and late job ends, every scheduler with admission,
+competing providers on one pool, uncertain capacity, and a trace on a one-minute tick (jobs
+arriving together, and as others end); and each trick is checked to be taken."""
 
 from __future__ import annotations
 
 import pytest
 from mesa.time import Priority
 
+from agents.policies import SCHEDULERS
 from market import GridMarket
 from market.scenario import validate
 from tests.conftest import synthetic_swf
@@ -84,35 +86,35 @@ SCENARIOS = {
 }
 
 
+for _scheduler in sorted(SCHEDULERS):
+    SCENARIOS[f"{_scheduler}, positive opportunity"] = lambda d, tmp, s=_scheduler: busy(
+        d, **{"service_providers.0.scheduler": s}
+    )
+SCENARIOS["sjf, accept all"] = lambda d, tmp: busy(
+    d, **{"service_providers.0.scheduler": "sjf", "service_providers.0.admission": "accept_all"}
+)
+
+
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_running_the_scheduler_at_once_when_the_instant_is_over_changes_no_decision(
-    default_scenario, monkeypatch, tmp_path, name
-):
+def test_the_speed_tricks_change_no_decision(default_scenario, tmp_path, name):
     scenario = SCENARIOS[name](default_scenario, tmp_path)
-    scheduled = []
-    original = GridMarket.schedule_event
-
-    def counting(self, function, **kwargs):
-        scheduled.append(getattr(function, "func", function).__name__)
-        return original(self, function, **kwargs)
-
-    monkeypatch.setattr(GridMarket, "schedule_event", counting)
-    at_once = GridMarket(scenario, seed=5)
-    at_once.run()
-    runs_at_once = scheduled.count("_dispatch")
-    scheduled.clear()
-    monkeypatch.setattr(GridMarket, "instant_is_over", lambda self: False)
-    always_scheduled = GridMarket(scenario, seed=5)
-    always_scheduled.run()
-    assert runs_at_once < scheduled.count("_dispatch")  # the shortcut is taken
-    assert outcomes(at_once) == outcomes(always_scheduled)
-    assert any(accepted for accepted, *_ in outcomes(at_once).values())
+    fast = GridMarket(scenario, seed=5)
+    fast.run()
+    plain = GridMarket(scenario, seed=5, fast=False)
+    plain.run()
+    assert outcomes(fast) == outcomes(plain)
+    assert any(accepted for accepted, *_ in outcomes(fast).values())
+    assert fast.clock.at_once > 0 and plain.clock.at_once == 0  # the shortcut is taken
+    assert sum(sp.planner.reused for sp in plain.service_providers.values()) == 0
+    # A risk-aware provider plans again on its risk level; QoPS decides on its own schedules.
+    if "risk" not in name and "qops" not in name:
+        assert sum(sp.planner.reused for sp in fast.service_providers.values()) > 0
 
 
 def test_the_instant_is_over_only_when_every_scheduled_event_is_later(default_scenario):
     model = GridMarket(default_scenario.with_overrides({"clients.0.workload.jobs": 3}))
     model.run_until(0.01)  # nothing is scheduled at exactly this time
-    assert model.instant_is_over()
+    assert model.clock.instant_is_over()
 
     def nothing():
         pass
@@ -122,10 +124,12 @@ def test_the_instant_is_over_only_when_every_scheduled_event_is_later(default_sc
         model.schedule_event(nothing, at=later)
     for priority in (Priority.HIGH, Priority.DEFAULT, Priority.LOW):
         event = model.schedule_event(nothing, at=now, priority=priority)
-        assert not model.instant_is_over()  # something else happens now, whatever its priority
+        assert (
+            not model.clock.instant_is_over()
+        )  # something else happens now, whatever its priority
         event.cancel()
     # A canceled event on top of the heap: not known to be over (scheduling is always right).
-    assert not model.instant_is_over()
+    assert not model.clock.instant_is_over()
     model.schedule_event(nothing, at=now + 1e-9)
     model.run_until(now + 1e-9)
-    assert model.instant_is_over()
+    assert model.clock.instant_is_over()

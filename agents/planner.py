@@ -1,0 +1,209 @@
+"""The planner: a service provider's queue and everything it plans with, free of Mesa.
+
+The service provider agent (:mod:`agents.service_provider`) says *when* to plan: a job is
+offered (quote), committed (admit), the scheduler runs (plan), jobs start (started). The planner
+says *what*: it keeps the admitted-but-waiting queue in the order its policies ask for and the
+shape each job was admitted on (Popovici & Wilkes SC'05 §3.4: a job keeps the shape admission
+chose), builds the planning context from the resource provider's pool, and calls the pure
+policies. Under uncertain capacity it plans within the acceptable risk (§3.5, see
+:mod:`agents.policies.risk`) and finds jobs worth starting early.
+
+Work it saves, keyed by its own key (the instant and the pool's ``version``, which the resource
+provider bumps on every lease and availability change), and only when ``reuse`` is on (the
+model's ``fast`` switch, see :mod:`market.clock`):
+
+- one :class:`~agents.policies.base.PlanContext` per key, and a
+  :class:`~agents.policies.base.RankMemo` of the jobs' ranks at the instant;
+- the plan admission built with a job: when that job is committed and nothing changed before the
+  next scheduler run (same key, same queue), that plan is followed instead of planning again.
+  Plans are pure functions of (context, queue, pins), so the reused plan is the one planning
+  again would build.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from agents.policies.base import (
+    Admission,
+    Decision,
+    Placement,
+    Plan,
+    PlanContext,
+    RankMemo,
+    Scheduler,
+)
+from agents.policies.risk import plan_within_risk, start_early
+from market.capacity import CapacityProfile
+from market.forecast import Forecast
+from market.jobs import Job
+from market.pricing import PriceSchedule
+
+
+class Pool(Protocol):
+    """What the planner reads of a resource provider."""
+
+    price: PriceSchedule
+    varies: bool  # whether availability ever differs from the pool
+    version: int  # bumped whenever leases or availability change
+
+    def forecast(self, now: float) -> Forecast: ...
+
+    def free_profile(self, now: float) -> CapacityProfile: ...
+
+
+class _Recorder(Scheduler):
+    """The scheduler as admission sees it: plans as the scheduler does, and remembers those
+    built on the planner's own context (to reuse the one the decision was made on)."""
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        self.inner = scheduler
+        self.compresses = scheduler.compresses
+        self.name = scheduler.name
+        self.ctx: PlanContext | None = None
+        self.plans: list[tuple[Sequence[Job], Mapping[int, int] | None, Plan]] = []
+
+    def plan(
+        self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
+    ) -> Plan:
+        plan = self.inner.plan(ctx, queue, pinned)
+        if ctx is self.ctx:
+            self.plans.append((queue, pinned, plan))
+        return plan
+
+    def shapes(self, job: Job) -> tuple[int, ...]:
+        return self.inner.shapes(job)
+
+    def reward(self, plan: Plan, ctx: PlanContext) -> float:
+        return self.inner.reward(plan, ctx)
+
+    def made_with(self, job: Job, decision: Decision, jobs: list[Job]) -> Plan | None:
+        """The plan recorded of ``jobs`` (in that order) with ``job`` on the shape the decision
+        gave it (pinned there, or placed there unpinned: pinning a job to the shape a plan gave
+        it leaves the plan as it is), if admission built one."""
+        n = decision.processors
+        for queue, pinned, plan in self.plans:
+            if list(queue) != jobs:  # (jobs compare by identity)
+                continue
+            if pinned:
+                if pinned == {job.id: n}:
+                    return plan
+                continue
+            # Unpinned: the shape the plan gave the job (searched from the end, where a job
+            # added last usually is), or None, which the decision then does not pin either.
+            placed = next((p.processors for p in reversed(plan.placements) if p.job is job), None)
+            if placed == n:
+                return plan
+        return None
+
+
+class Planner:
+    """The queue, the admitted shapes and the plans of one service provider."""
+
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        admission: Admission,
+        pool: Pool,
+        risk: float | None = None,
+        reuse: bool = True,
+    ) -> None:
+        self.scheduler = scheduler
+        self.admission = admission
+        self.pool = pool
+        self.risk = risk
+        self.reuse = reuse
+        self.queue: list[Job] = []  # admitted, not started, in the order plans take them
+        self.shapes: dict[int, int] = {}  # the shape each queued job was admitted on
+        self.reused = 0  # plans followed as admission made them (not planned again)
+        self._ranks = RankMemo() if reuse else None
+        self._recorder = _Recorder(scheduler)
+        self._context: tuple[tuple[float, int], PlanContext] | None = None
+        # The plan admission made with the last job quoted: (job id, key, plan); with the last
+        # job admitted: (key, the queue then, plan).
+        self._quoted: tuple[int, tuple[float, int], Plan] | None = None
+        self._admitted: tuple[tuple[float, int], list[Job], Plan] | None = None
+
+    def context(self, now: float) -> PlanContext:
+        """What the provider knows at ``now``: the capacity to plan on (the pool's free
+        processors, or under uncertainty the forecast's profile at the risk level), the price,
+        the forecast and the admitted shapes."""
+        key = (now, self.pool.version)
+        if self.reuse and self._context is not None and self._context[0] == key:
+            return self._context[1]
+        pool = self.pool
+        if pool.varies:
+            forecast = pool.forecast(now)
+            capacity = forecast.profile(self.risk)
+        else:  # every plan is certain: plan on the pool, as a risk-aware provider would too
+            forecast, capacity = None, pool.free_profile(now)
+        ctx = PlanContext(now, capacity, pool.price, forecast, self.risk, self.shapes, self._ranks)
+        self._context = (key, ctx)
+        return ctx
+
+    def quote(self, job: Job, now: float) -> Decision:
+        """Admission control on ``job`` (§3.4), against the queue as it is."""
+        ctx = self.context(now)
+        recorder = self._recorder
+        recorder.ctx, recorder.plans = ctx, []
+        decision = self.admission.decide(job, self.queue, ctx, recorder)
+        self._quoted = None
+        if decision.accepted and self.reuse and self.risk is None:
+            jobs = [*self.queue, job]
+            if decision.queue_order is not None:
+                by_id = {j.id: j for j in jobs}
+                jobs = [by_id[i] for i in decision.queue_order if i in by_id]
+            plan = recorder.made_with(job, decision, jobs)
+            if plan is not None:
+                self._quoted = (job.id, (now, self.pool.version), plan)
+        recorder.ctx, recorder.plans = None, []
+        return decision
+
+    def admit(self, job: Job, decision: Decision, now: float) -> None:
+        """Queue ``job`` (accepted by ``decision``) on its shape, in the decision's order."""
+        self.queue.append(job)
+        if decision.processors is not None:
+            self.shapes[job.id] = decision.processors
+        order = decision.queue_order
+        if order is not None:
+            position = {job_id: i for i, job_id in enumerate(order)}
+            if len(position) != len(self.queue) or any(j.id not in position for j in self.queue):
+                raise ValueError("the decision's queue order is not the queue's")
+            self.queue.sort(key=lambda j: position[j.id])
+        quoted, self._quoted, self._admitted = self._quoted, None, None
+        if quoted is not None and quoted[0] == job.id and quoted[1] == (now, self.pool.version):
+            self._admitted = (quoted[1], self.queue.copy(), quoted[2])
+
+    def plan(self, now: float) -> Plan:
+        """The plan to follow now: the one admission made with the last job admitted if
+        nothing changed since, else the scheduler's plan within the risk (§3.3, §3.5)."""
+        admitted, self._admitted = self._admitted, None
+        if admitted is not None:
+            key, queue, plan = admitted
+            if key == (now, self.pool.version) and queue == self.queue:  # (jobs: by identity)
+                self.reused += 1
+                return plan
+        return plan_within_risk(self.scheduler, self.context(now), self.queue)
+
+    def started(self, job: Job) -> None:
+        """``job`` left the queue to run (on its admitted shape or a narrower one)."""
+        self.queue.remove(job)  # (by identity: jobs compare so)
+        self.shapes.pop(job.id, None)
+
+    def compress(self, plan: Plan) -> None:
+        """After the jobs due in ``plan`` started, for a compressing scheduler (conservative
+        backfilling): keep the queue in planned-start order, so that reservations move up
+        without overtaking when jobs end early."""
+        planned = {p.job.id: p.start for p in plan.placements}
+        self.queue.sort(key=lambda job: planned.get(job.id, math.inf))  # stable
+
+    def early_start(self, now: float) -> Placement | None:
+        """A queued job worth starting now, ahead of the plan, for a risk-aware provider
+        (:func:`agents.policies.risk.start_early`), or None."""
+        if not self.queue:
+            return None
+        ctx = self.context(now)
+        current = plan_within_risk(self.scheduler, ctx, self.queue)
+        return start_early(self.scheduler, ctx, self.queue, current)

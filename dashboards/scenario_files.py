@@ -1,0 +1,172 @@
+"""Which scenario files the dashboard opens: files of the scenario folders, the files its
+operator named when starting it, and uploads of bounded size; never an arbitrary server path.
+
+A browser sends the dashboard a scenario as a string (the dropdown's value, the "Load" box, a
+tab's set-up), so every load goes through :func:`load_scenario`, which accepts:
+
+- a file inside one of the **scenario folders** (:func:`folders`): ``./scenarios`` and the
+  shipped scenarios (:func:`market.scenario_files.scenario_dirs`), plus any folder or file
+  passed to :func:`allow` (``gridmarket dashboard SCENARIO`` allows that file). Its real path
+  (symlinks followed) must lie inside the folder, so a link pointing out is refused; a name
+  relative to a folder works too (``profit/default`` or ``profit/default.yaml``);
+- an **upload** (:func:`add_upload`, from the page's upload button): at most :data:`MAX_BYTES`,
+  kept in memory (the last :data:`MAX_UPLOADS`), named ``upload:<digest>/<file name>``.
+
+Files are read by :func:`market.scenario_files.read_text`: regular files only (a FIFO or a
+device is refused without blocking), at most :data:`MAX_BYTES`, UTF-8. Every error is a
+one-line :class:`~market.scenario.ScenarioError` that names the file, never its contents.
+Loaded scenarios are cached while the file is unchanged (path, size and modification time).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import threading
+from collections import OrderedDict
+from functools import lru_cache
+from pathlib import Path
+
+from market.scenario import Scenario, ScenarioError, loads
+from market.scenario_files import (
+    ScenarioFileError,
+    candidates,
+    decode,
+    list_files,
+    read_text,
+    scenario_dirs,
+)
+
+MAX_BYTES = 1024 * 1024  # a scenario file or upload: scenario files are a few kB
+MAX_UPLOADS = 32  # uploads kept (least recently added dropped first)
+UPLOAD = "upload:"
+
+_lock = threading.Lock()
+_allowed: list[Path] = []  # folders and files allowed besides the scenario folders
+_uploads: OrderedDict[str, str] = OrderedDict()  # key -> text
+
+
+def allow(path: str | Path) -> None:
+    """Let the dashboard open the folder or file ``path`` (the operator's own choice)."""
+    real = Path(path).expanduser().resolve()
+    with _lock:
+        if real not in _allowed:
+            _allowed.append(real)
+
+
+def folders() -> list[Path]:
+    """The scenario folders (real paths): ``./scenarios``, the shipped ones, and those
+    allowed."""
+    with _lock:
+        extra = [p for p in _allowed if p.is_dir()]
+    return list(dict.fromkeys([*scenario_dirs(), *extra]))
+
+
+def scenario_files(root: Path) -> list[tuple[str, str]]:
+    """``(label, path)`` of every scenario file under ``root``, e.g. ``profit/default.yaml``
+    (links leading out of ``root`` left out)."""
+    return [(name, str(path)) for name, path in list_files(root)]
+
+
+def catalog(roots: list[Path] | None = None) -> list[tuple[str, str]]:
+    """``(label, path)`` of the files of ``roots`` (default: the scenario folders), the first
+    folder's file winning when two have one name."""
+    seen: dict[str, str] = {}
+    for root in folders() if roots is None else roots:
+        for label, path in scenario_files(root):
+            seen.setdefault(label, path)
+    return list(seen.items())
+
+
+def _permitted(real: Path) -> bool:
+    with _lock:
+        files = [p for p in _allowed if not p.is_dir()]
+    return real in files or any(real.is_relative_to(folder) for folder in folders())
+
+
+def find(value: str) -> Path:
+    """The permitted file that ``value`` (a path, or a name in a scenario folder) stands for;
+    a one-line ScenarioError if there is none."""
+    value = value.strip()
+    if not value:
+        raise ScenarioError("enter the path of a scenario file")
+    given = Path(value).expanduser()
+    bases = [given] if given.is_absolute() else [Path.cwd() / given]
+    bases += [] if given.is_absolute() else [folder / given for folder in folders()]
+    permitted = outside = False
+    for path in (c for base in bases for c in candidates(base)):
+        real = path.resolve()
+        if _permitted(real):
+            if real.exists():
+                return real
+            permitted = True
+        elif path.exists() or path.is_symlink():
+            outside = True  # there, but not in a scenario folder (or a link leading out)
+    if permitted and not outside:
+        raise ScenarioError(f"{value}: no such scenario file")
+    raise ScenarioError(
+        f"{value}: not a file of the scenario folders (choose one from the list, or upload it)"
+    )
+
+
+def load_scenario(value: str) -> Scenario:
+    """The scenario ``value`` names: an upload key, or a permitted file (see the module
+    docstring); a one-line ScenarioError otherwise."""
+    if value.startswith(UPLOAD):
+        with _lock:
+            text = _uploads.get(value)
+        if text is None:
+            raise ScenarioError(f"{value}: no such upload (upload the file again)")
+        return _load_text(text, value)
+    path = find(value)
+    try:
+        info = path.stat()
+    except OSError:
+        info = None
+    key = None if info is None else (info.st_mtime_ns, info.st_size)
+    return _load_file(str(path), key)
+
+
+@lru_cache(maxsize=32)
+def _load_file(path: str, key: tuple[int, int] | None) -> Scenario:
+    try:
+        text = read_text(path, MAX_BYTES)
+    except ScenarioFileError as exc:
+        raise ScenarioError(str(exc)) from None
+    return loads(text, path, Path(path).stem)
+
+
+@lru_cache(maxsize=MAX_UPLOADS)
+def _load_text(text: str, source: str) -> Scenario:
+    name = source.rsplit("/", 1)[-1]
+    return loads(text, source, Path(name).stem or "upload")
+
+
+def add_upload(filename: str | None, contents: str | None) -> str:
+    """Keep an upload (``contents`` as the browser sends it: ``data:...;base64,...``) and
+    return the value that loads it; a one-line ScenarioError if it is too large, not base64 or
+    not UTF-8 text. The scenario itself is validated when loaded."""
+    name = Path(filename or "upload.yaml").name or "upload.yaml"
+    if not contents:
+        raise ScenarioError(f"{name}: the upload is empty")
+    _, _, encoded = contents.partition(",")
+    if len(encoded) > (MAX_BYTES + 2) // 3 * 4:
+        raise ScenarioError(f"{name}: larger than {MAX_BYTES:,} bytes")
+    try:
+        data = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise ScenarioError(f"{name}: not a readable upload") from None
+    if len(data) > MAX_BYTES:
+        raise ScenarioError(f"{name}: larger than {MAX_BYTES:,} bytes")
+    try:
+        text = decode(data, name)
+    except ScenarioFileError as exc:
+        raise ScenarioError(str(exc)) from None
+    key = f"{UPLOAD}{hashlib.sha256(data).hexdigest()[:16]}/{name}"
+    with _lock:
+        _uploads[key] = text
+        _uploads.move_to_end(key)
+        while len(_uploads) > MAX_UPLOADS:
+            _uploads.popitem(last=False)
+    return key

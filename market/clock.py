@@ -1,0 +1,151 @@
+"""The clock: every event-loop trick of the simulation, in one place, behind one switch.
+
+Agents schedule their events through the :class:`Clock` of their model instead of calling
+Mesa directly where a trick applies. With ``fast=True`` (the default) the clock
+
+- runs work meant for the *end of an instant* at once when nothing else is scheduled at that
+  instant (:meth:`Clock.at_end_of_instant`), instead of in a low-priority event;
+- keeps one Mesa event per time that becomes a provider's earliest completion
+  (:class:`Completions`), so that Mesa's heap (ordered by a Python ``__lt__``) stays small;
+- lets callers reuse work between plans made at one instant (read by the planner: ``fast``).
+
+With ``fast=False`` every such piece of work is an ordinary Mesa event (one per completion, a
+low-priority event for the end of an instant) and nothing is reused: the plain reading of the
+model, against which the equivalence tests check that the tricks change no decision. The
+cyclic garbage collector is paused while a model is built and run in both modes (it changes no
+number). This is the only module that reads Mesa's private attributes.
+"""
+
+from __future__ import annotations
+
+import gc
+import heapq
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from mesa.time import Event, Priority
+
+if TYPE_CHECKING:
+    import mesa
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for the block (reference counting still frees).
+
+    A run keeps every job and its record alive to the end and makes few reference cycles, so the
+    collector's full passes over them cost about a tenth of a trace replay and free little."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class Clock:
+    """Event scheduling for the agents of ``model``, with the speed tricks on when ``fast``."""
+
+    def __init__(self, model: mesa.Model, fast: bool = True) -> None:
+        self.model = model
+        self.fast = fast
+        self.at_once = 0  # end-of-instant work done at once instead of in an event
+
+    def at(self, time: float, callback: Callable[[], Any], priority=Priority.DEFAULT) -> Event:
+        """Schedule ``callback`` at ``time``. Keep a reference to ``callback`` as long as the
+        event may run: Mesa holds it weakly (and a bound method through a WeakMethod per event,
+        which costs; agents keep their handlers as attributes, see :func:`handler`)."""
+        return self.model.schedule_event(callback, at=time, priority=priority)
+
+    def instant_is_over(self) -> bool:
+        """Whether nothing else is scheduled at the current instant (every scheduled event is
+        later). It looks at the top of Mesa's event heap (ordered by time first), because
+        ``EventList.peek_ahead`` scans the whole heap; a canceled event on top counts as "not
+        over", and so does everything when the clock is not ``fast`` (scheduling is always
+        right)."""
+        if not self.fast:
+            return False
+        try:
+            events = self.model._event_list._events
+        except AttributeError:  # Mesa keeps its events otherwise: "not over" is always right
+            return False
+        return not events or (events[0].time > self.model.time and not events[0].CANCELED)
+
+    def at_end_of_instant(self, callback: Callable[[], Any]) -> Event | None:
+        """Run ``callback`` after everything else scheduled at this instant: at once if nothing
+        else is (returns None), else in a low-priority event at this instant (returned)."""
+        model = self.model
+        if self.fast:  # instant_is_over(), inline: this runs at every arrival and completion
+            events = model._event_list._events
+            if not events or (events[0].time > model.time and not events[0].CANCELED):
+                self.at_once += 1
+                callback()
+                return None
+        return model.schedule_event(callback, at=model.time, priority=Priority.LOW)
+
+    def next_event_time(self) -> float | None:
+        """When the next event is due, or None if nothing is scheduled."""
+        events = self.model._event_list
+        if events.is_empty():
+            return None
+        upcoming = events.peek_ahead(1)
+        return upcoming[0].time if upcoming else None
+
+
+def handler(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` (a bound method) as a callable an agent keeps as an attribute, so that Mesa
+    holds it by a plain weak reference (one WeakMethod per event is a tenth of a replay)."""
+    return partial(function)
+
+
+class Completions:
+    """When running jobs end, as Mesa events at high priority: ``handle(keys)`` is called at
+    each end time with the keys (e.g. job ids) of every job due then, in key order.
+
+    Fast: one event per time that becomes the earliest end (each event schedules the next), none
+    cancelled, so that Mesa's heap holds a handful of events instead of one per running job.
+    Otherwise one event per item."""
+
+    __slots__ = ("_clock", "_due", "_fire", "_handle", "_schedule", "_times")
+
+    def __init__(self, clock: Clock, handle: Callable[[list[Any]], None]) -> None:
+        self._clock = clock
+        self._schedule = clock.model.schedule_event
+        self._handle = handle
+        self._due: list[tuple[float, Any]] = []  # (end, key) heap
+        self._times: list[float] = []  # when the events still to come are due, latest first
+        self._fire = handler(self._fire_due)
+
+    def __len__(self) -> int:
+        return len(self._due)
+
+    def add(self, end: float, key: Any) -> None:
+        """The job ``key`` (unique, orderable) ends at ``end``."""
+        heapq.heappush(self._due, (end, key))
+        if not self._clock.fast:
+            self._schedule(self._fire, at=end, priority=Priority.HIGH)
+            return
+        times = self._times
+        if not times or end < times[-1]:
+            times.append(end)
+            self._schedule(self._fire, at=end, priority=Priority.HIGH)
+
+    def _fire_due(self) -> None:
+        now = self._clock.model.time
+        due, items = self._due, []
+        if self._clock.fast:
+            self._times.pop()  # this event's
+            while due and due[0][0] <= now:
+                items.append(heapq.heappop(due)[1])
+            if due:
+                end = due[0][0]
+                if not self._times or end < self._times[-1]:
+                    self._times.append(end)
+                    self._schedule(self._fire, at=end, priority=Priority.HIGH)
+        elif due and due[0][0] <= now:
+            items.append(heapq.heappop(due)[1])
+        if items:
+            self._handle(items)
