@@ -12,7 +12,7 @@ import pytest
 
 from market.jobs import Job
 from market.scenario import ScenarioError, validate
-from market.swf import TraceNotFoundError
+from market.traces import TraceNotFoundError
 from market.workloads import ProfitWorkload, TraceWorkload
 from market.workloads.deadlines import easy_schedule
 from tests.conftest import synthetic_swf
