@@ -409,6 +409,7 @@ class TraceWorkload(BaseModel):
                     deadline=None if due != due else due,  # NaN: no deadline
                     client=client,
                     kind=("deadline" if user else "no-deadline") if labelled else "",
+                    best_effort=labelled and not user,
                     swf_job=number,
                 )
             )
