@@ -20,7 +20,7 @@ from agents.varq_user import RandomVarqUser, TraceVarqUser, VarqUser
 from market.qbets import QBETS, JobClasses
 from market.qbets_cluster import ClusteredQBETS
 from market.site_spec import BatchSiteSpec
-from market.sweep import SUMMARY_METRICS
+from market.sweep_spec import SUMMARY_METRICS
 from market.workloads.site_trace import load_site_trace
 
 if TYPE_CHECKING:

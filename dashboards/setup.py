@@ -16,6 +16,7 @@ from typing import Any
 from agents.policies import SCHEDULERS
 from dashboards.scenario_files import load_scenario
 from market.model import GridMarket
+from market.paths import MISSING, get_path
 from market.scenario import Scenario, ScenarioError, validate
 
 SOURCE = "dashboard"  # the source named in scenario errors, stripped before display
@@ -84,32 +85,14 @@ def policy_options(scenario: Scenario) -> dict[str, dict[str, Any]]:
 def param_values(scenario: Scenario) -> dict[str, Any]:
     """The key parameters' values in ``scenario`` (None where it has no such field)."""
     data = scenario.model_dump(mode="python")
-    values = {p.name: _get_path(data, p.path) for p in PARAMS}
-    return {name: None if value is _MISSING else value for name, value in values.items()}
+    values = {p.name: get_path(data, p.path) for p in PARAMS}
+    return {name: None if value is MISSING else value for name, value in values.items()}
 
 
 def param_enabled(scenario: Scenario, name: str) -> bool:
     """Whether the scenario has the field of parameter ``name`` (set or not)."""
     path = PARAMS_BY_NAME[name].path
-    return _get_path(scenario.model_dump(mode="python"), path) is not _MISSING
-
-
-_MISSING = object()
-
-
-def _get_path(data: Any, path: str | None) -> Any:
-    """``data[a][b][c]`` for ``path`` "a.b.c", or ``_MISSING``."""
-    if path is None:
-        return _MISSING
-    node = data
-    for key in path.split("."):
-        if isinstance(node, list) and key.isdigit() and int(key) < len(node):
-            node = node[int(key)]
-        elif isinstance(node, dict) and key in node:
-            node = node[key]
-        else:
-            return _MISSING
-    return node
+    return get_path(scenario.model_dump(mode="python"), path) is not MISSING
 
 
 def check_param(scenario: Scenario, name: str, value: Any) -> str | None:

@@ -38,13 +38,15 @@ import pandas as pd
 
 from market import qbets_cli
 from market.batch import BatchError, SweepInterrupted, make_executor, run_sweep
+from market.export import ExportError, export_schedules
 from market.limits import MAX_SEED
 from market.model import GridMarket
 from market.qbets import QbetsError
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
 from market.sweep import SweepPlan
-from market.swf import SwfError, format_trace_info, trace_info
+from market.swf import SwfError
+from market.traces import format_trace_info, trace_info
 
 TABLE_COLUMNS = {
     "variant": "variant",
@@ -93,6 +95,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=["table", "json", "csv"], default="table")
     run.add_argument(
         "--jobs-out", metavar="FILE", help="write the per-job table (.csv or .parquet)"
+    )
+    run.add_argument(
+        "--jobs-format",
+        choices=["table", "swf", "evalys"],
+        help="--jobs-out as the per-job table (default; .swf: swf), an SWF trace of each "
+        "schedule, or Batsim/evalys jobs.csv (see market/export.py)",
     )
 
     sweep = commands.add_parser("sweep", help="run a scenario's sweep, saving every run")
@@ -168,18 +176,18 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket run``: every variant of the scenario on one seed."""
     out = sys.stdout if out is None else out
     jobs_out = Path(args.jobs_out) if args.jobs_out else None
-    if jobs_out is not None and jobs_out.suffix not in (".csv", ".parquet"):
-        raise UsageError(f"--jobs-out: {jobs_out} must end in .csv or .parquet")
+    jobs_format = _jobs_format(jobs_out, args.jobs_format)
     in_range("--seed", args.seed, 0, MAX_SEED)
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
     variants = scenario.expand(args.scenario)  # validates every variant before anything runs
-    summaries, jobs = [], []
+    summaries, jobs, runs = [], [], []
     for label, variant in variants:
         result = GridMarket(variant, seed=args.seed).run()
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
+        runs.append((label, variant, result))
     summary = pd.concat(summaries, ignore_index=True)
     summary = summary[["variant", "seed", *[c for c in summary if c not in ("variant", "seed")]]]
     if args.format == "json":
@@ -192,7 +200,13 @@ def run_command(args: argparse.Namespace, out=None) -> int:
             qbets_cli.print_varq(summary, out)
     if jobs_out is not None:  # after the summary: a failed write loses nothing printed
         out.flush()
-        _write_jobs(pd.concat(jobs, ignore_index=True), jobs_out)
+        if jobs_format != "table":
+            try:
+                export_schedules(jobs_out, jobs_format, runs)
+            except ExportError as exc:
+                raise UsageError(f"--jobs-out: {exc}") from None
+        else:
+            _write_jobs(pd.concat(jobs, ignore_index=True), jobs_out)
     return 0
 
 
@@ -238,6 +252,12 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
             file=sys.stderr,
         )
         return 130
+    if report.damaged:
+        print(
+            f"gridmarket: warning: {len(report.damaged)} damaged results part(s) set aside as "
+            f"*.damaged (e.g. {report.damaged[0]}); their runs were run again",
+            file=sys.stderr,
+        )
     if report.todo == 0:
         print(f"nothing to run: all {report.planned} runs are in {target}", file=out)
     else:
@@ -293,6 +313,20 @@ def report_command(args: argparse.Namespace, out=None) -> int:
     if report.png_note:
         print(report.png_note, file=out)
     return 0
+
+
+def _jobs_format(path: Path | None, chosen: str | None) -> str:
+    """The --jobs-out format: as chosen, else swf for .swf(.gz), else the per-job table."""
+    if path is None:
+        if chosen is not None:
+            raise UsageError("--jobs-format: needs --jobs-out FILE")
+        return "table"
+    name = path.name.lower()
+    fmt = chosen or ("swf" if name.endswith((".swf", ".swf.gz")) else "table")
+    wanted = {"table": (".csv", ".parquet"), "swf": (".swf", ".swf.gz"), "evalys": (".csv",)}
+    if not name.endswith(wanted[fmt]):
+        raise UsageError(f"--jobs-out: {path} must end in {' or '.join(wanted[fmt])} for {fmt}")
+    return fmt
 
 
 def _write_jobs(frame: pd.DataFrame, path: Path) -> None:

@@ -74,7 +74,7 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
     offered_work = math.fsum(r.job.work for r in records)
     unadmitted_work = math.fsum(r.job.work for r in records if not r.committed)
     missed = sum(1 for r in done if r.job.deadline is not None and r.end > r.job.deadline + 1e-9)
-    best_effort = [r for r in done if r.job.deadline is None or r.job.kind == "no-deadline"]
+    best_effort = [r for r in done if r.job.deadline is None or r.job.best_effort]
     responses = [r.end - r.job.arrival for r in best_effort]
     slowdowns = [
         max(1.0, (r.end - r.job.arrival) / max(r.end - r.start, SLOWDOWN_BOUND))

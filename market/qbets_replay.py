@@ -24,7 +24,9 @@ import numpy as np
 
 from market.qbets import QBETS, JobClasses, QbetsError
 from market.qbets_cluster import ClusteredQBETS
-from market.swf import read_swf, resolve_trace, select_records
+from market.swf import read_swf
+from market.trace_selection import select_records
+from market.traces import resolve_trace
 
 SECONDS = 1.0 / 3600.0  # hours per second
 
@@ -89,7 +91,7 @@ def qbets_accuracy(
     records = records[records["wait"].notna() & (records["wait"] >= 0)]
     if records.empty:
         raise QbetsError(f"{path}: no job has a recorded wait (SWF field 3), which QBETS needs")
-    jobs, _ = select_records(records, traced.max_procs)
+    jobs, _ = select_records(records, traced.max_procs, preemption=traced.header.get("Preemption"))
     if first_jobs is not None:
         jobs = jobs.iloc[:first_jobs]
     submit = jobs["submit"].to_numpy(float)

@@ -18,7 +18,6 @@ samples or events (:mod:`market.limits` has the bounds). Files are found on the 
 
 from __future__ import annotations
 
-import copy
 import itertools
 from pathlib import Path
 from typing import Any, Literal
@@ -27,10 +26,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from market import limits
+from market.paths import PathError, set_path
 from market.pricing import PriceSchedule
 from market.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
 from market.site_spec import BatchSiteSpec
-from market.sweep import SweepSpec
+from market.sweep_spec import SweepSpec
 from market.workloads import ProfitWorkload, Workload
 
 
@@ -254,7 +254,10 @@ class Scenario(BaseModel):
         """A copy with ``{dotted.path: value}`` overrides applied and validated again."""
         data = self.model_dump(mode="python")
         for path, value in overrides.items():
-            _set_path(data, path, value, source)
+            try:
+                set_path(data, path, value)
+            except PathError as exc:
+                raise ScenarioError(f"{source}: {exc}") from None
         return validate(data, source)
 
     def expand(self, source: str = "scenario") -> list[tuple[str, Scenario]]:
@@ -267,30 +270,6 @@ class Scenario(BaseModel):
             (label, base.with_overrides(sets, f"{source}: variants.{label}"))
             for label, sets in self.variants.items()
         ]
-
-
-def _set_path(data: Any, path: str, value: Any, source: str) -> None:
-    """Set ``data[a][b][c] = value`` for ``path`` "a.b.c" (list indices as numbers)."""
-    keys = path.split(".")
-    node = data
-    for depth, key in enumerate(keys):
-        last = depth == len(keys) - 1
-        where = ".".join(keys[: depth + 1])
-        if isinstance(node, list):
-            if not key.isdigit() or int(key) >= len(node):
-                raise ScenarioError(f"{source}: {where}: no item {key} (the list has {len(node)})")
-            key = int(key)
-        elif isinstance(node, dict):
-            if not last and key not in node:
-                raise ScenarioError(f"{source}: {where}: no such field")
-        else:
-            raise ScenarioError(
-                f"{source}: {where}: cannot set a field inside a {type(node).__name__}"
-            )
-        if last:
-            node[key] = copy.deepcopy(value)
-        else:
-            node = node[key]
 
 
 def _one_line(exc: ValidationError) -> str:

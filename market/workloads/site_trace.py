@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from market.swf import read_swf, resolve_trace
+from market.swf import read_swf
+from market.traces import resolve_trace
 
 HOURS = 1.0 / 3600.0
 

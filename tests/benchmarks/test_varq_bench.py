@@ -9,17 +9,13 @@ import pytest
 from market import GridMarket
 from market.qbets_replay import qbets_accuracy
 from market.scenario import load
-from market.swf import TraceNotFoundError, resolve_trace
-from tests.conftest import ROOT
+from tests.conftest import ROOT, require_trace
 
 SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"
 
 
 def need_trace():
-    try:
-        resolve_trace(SDSC)
-    except TraceNotFoundError as exc:
-        pytest.skip(str(exc))
+    require_trace(SDSC)
 
 
 @pytest.mark.benchmark(group="varq")

@@ -15,8 +15,7 @@ import pytest
 
 from market import GridMarket
 from market.scenario import load
-from market.swf import TraceNotFoundError, resolve_trace
-from tests.conftest import ROOT
+from tests.conftest import ROOT, require_trace
 
 SCENARIO = ROOT / "scenarios" / "libra" / "sdsc.yaml"
 POLICIES = ("Libra", "LibraRisk", "EDF")
@@ -24,10 +23,7 @@ POLICIES = ("Libra", "LibraRisk", "EDF")
 
 @pytest.fixture(scope="module")
 def run():
-    try:
-        resolve_trace("SDSC-SP2-1998-4.2-cln.swf.gz")
-    except TraceNotFoundError as exc:
-        pytest.skip(f"needs the SDSC-SP2 trace: {exc}")
+    require_trace()
     variants = dict(load(SCENARIO).expand())
     cache = {}
 

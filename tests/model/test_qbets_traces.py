@@ -12,7 +12,8 @@ import pytest
 from market.cli import main
 from market.qbets import QBETS
 from market.qbets_replay import qbets_accuracy, replay_waits
-from market.swf import FIELDS, TraceNotFoundError, resolve_trace, write_swf
+from market.swf import FIELDS, write_swf
+from tests.conftest import require_trace
 
 # Traces with recorded waits (NASA-iPSC has none: `trace qbets` says so).
 TRACES = [
@@ -25,10 +26,7 @@ TRACES = [
 
 @pytest.mark.parametrize("trace", TRACES)
 def test_bounds_are_conservative_on_real_traces(trace):
-    try:
-        resolve_trace(trace)
-    except TraceNotFoundError as exc:
-        pytest.skip(str(exc))
+    require_trace(trace)
     report = qbets_accuracy(trace, 0.95, 0.95)  # the whole trace: 1-2 s each
     assert report["correct_pct"] >= 95.0, report
     assert report["jobs"] > 0.99 * (report["jobs"] + report["no_bound"])

@@ -8,16 +8,12 @@ import pytest
 
 from market import GridMarket
 from market.scenario import load
-from market.swf import TraceNotFoundError, resolve_trace
-from tests.conftest import ROOT
+from tests.conftest import ROOT, require_trace
 
 
 @pytest.fixture(scope="module")
 def table4():
-    try:
-        resolve_trace("SDSC-SP2-1998-4.2-cln.swf.gz")
-    except TraceNotFoundError as exc:
-        pytest.skip(str(exc))
+    require_trace("SDSC-SP2-1998-4.2-cln.swf.gz")
     base = load(ROOT / "scenarios" / "varq" / "table4.yaml").expand()[0][1]  # SDSC-SP2
     rows = {}
     for f, p in [(0.1, 0.5), (0.1, 0.75), (0.1, 0.95), (0.95, 0.75)]:
