@@ -86,6 +86,8 @@ SUMMARY_METRICS: dict[str, type] = {
     "mean_response": float,
     "mean_slowdown": float,
     "end_time": float,
+    "profit_rate_arrivals": float,
+    "utilization_run": float,
 }
 
 #: Columns of the summary that name the provider and its policies (always kept).
