@@ -80,16 +80,16 @@ class Statement:
 
 
 STATEMENTS = (
-    Statement("max_acceptance", "§5.1", "FirstProfit accepts at most about 70 % (light load)", 60, 80),
-    Statement("profitable_load", "Table 1", "0.15 h offers ~2x the pool of profitable work", 1.5, 2.5),
-    Statement("first_price_break_even", "§5.4", "FirstPrice loses money above ~8/h", 7, 10),
-    Statement("first_reward_break_even", "§5.4", "FirstReward loses money above ~8/h", 7, 10),
-    Statement("first_reward_close", "§5.1", "FirstReward's profit rate close to FirstProfit's", 0.75, 1.25),
-    Statement("first_price_close", "§5.1", "FirstPrice's profit rate close to FirstProfit's", 0.75, 1.25),
-    Statement("higher_variation", "§5.1", "FirstReward, FirstPrice vary more than FirstProfit", 1.0, math.inf),
-    Statement("half_processors", "§5.1", "FirstProfit, FirstOpportunity ~half the processors", 0.35, 0.65),
-    Statement("profit_aware_ahead", "§5.1", "profit-aware schedulers earn the most", 1.0, math.inf),
-)  # fmt: skip
+    Statement("max_acceptance", "§5.1", "FirstProfit accepts at most ~70 %", 60, 80),
+    Statement("profitable_load", "Table 1", "0.15 h offers ~2x the pool's work", 1.5, 2.5),
+    Statement("first_price_break_even", "§5.4", "FirstPrice loses above ~8/h", 7, 10),
+    Statement("first_reward_break_even", "§5.4", "FirstReward loses above ~8/h", 7, 10),
+    Statement("first_reward_close", "§5.1", "FirstReward close to FirstProfit", 0.75, 1.25),
+    Statement("first_price_close", "§5.1", "FirstPrice close to FirstProfit", 0.75, 1.25),
+    Statement("higher_variation", "§5.1", "they vary more than FirstProfit", 1.0, math.inf),
+    Statement("half_processors", "§5.1", "FP, FO ~half the processors", 0.35, 0.65),
+    Statement("profit_aware_ahead", "§5.1", "profit-aware earn the most", 1.0, math.inf),
+)
 
 
 def workload_profile(
@@ -146,13 +146,14 @@ def _score_set(default: pd.DataFrame, light: pd.DataFrame | None, reward: str, p
     oblivious = procs[[*COST_OBLIVIOUS, "FirstReward"]].mean()
     half = [procs[name] / oblivious for name in ("FirstProfit", "FirstOpportunity")]
     baselines = ("LJF", "SJF", "FirstPrice", "FirstReward")
+    break_even = d["revenue"] / d["rented_hours"]  # for the rent-blind: profit 0 at this price
     return {
         "max_acceptance": (
             light.loc["FirstProfit", "accepted_pct"] if light is not None else math.nan
         ),
         "profitable_load": profile["profitable_load"],
-        "first_price_break_even": d.loc["FirstPrice", "revenue"] / d.loc["FirstPrice", "rented_hours"],
-        "first_reward_break_even": d.loc["FirstReward", "revenue"] / d.loc["FirstReward", "rented_hours"],
+        "first_price_break_even": break_even["FirstPrice"],
+        "first_reward_break_even": break_even["FirstReward"],
         "first_reward_close": rate["FirstReward"] / rate["FirstProfit"],
         "first_price_close": rate["FirstPrice"] / rate["FirstProfit"],
         "higher_variation": (
@@ -161,7 +162,9 @@ def _score_set(default: pd.DataFrame, light: pd.DataFrame | None, reward: str, p
         ),
         "half_processors": max(half, key=lambda r: abs(r - 0.5)),
         "profit_aware_ahead": min(rate[list(PROFIT_AWARE)]) / max(rate[list(baselines)]),
-    }  # fmt: skip
+        "top_baseline": rate[list(baselines)].idxmax(),
+        "last_profit_aware": rate[list(PROFIT_AWARE)].idxmin(),
+    }
 
 
 def score(frame: pd.DataFrame, scenario) -> pd.DataFrame:
@@ -172,7 +175,8 @@ def score(frame: pd.DataFrame, scenario) -> pd.DataFrame:
     sweep's base scenario (for the workload-only statements)."""
     params = [p for p in frame.attrs.get("parameters", []) if p in frame.columns]
     keys = [p for p in params if p != INTERARRIVAL]
-    frame = frame.assign(price=frame.get("resource_providers.0.price", scenario.resource_providers[0].price))
+    price = frame.get("resource_providers.0.price", scenario.resource_providers[0].price)
+    frame = frame.assign(price=price)
     light_ia = frame[INTERARRIVAL].max() if INTERARRIVAL in frame else None
     rewards = [v for v in dict.fromkeys(frame["variant"]) if v.startswith("FirstReward")]
     rows = []
@@ -209,7 +213,7 @@ def score(frame: pd.DataFrame, scenario) -> pd.DataFrame:
 
 def calibrate(results) -> pd.DataFrame:
     """Score the calibration sweep saved in ``results`` (see :func:`score`)."""
-    from market.batch import load_manifest, load_results
+    from market.batch import BatchError, load_manifest, load_results
     from market.scenario import validate
 
     manifest = load_manifest(results)
@@ -219,12 +223,12 @@ def calibrate(results) -> pd.DataFrame:
     frame = load_results(results)
     missing = {"profit_rate", "mean_processors", "accepted_pct", "revenue", "rent"} - set(frame)
     if missing:
-        raise ValueError(f"{results}: the sweep did not keep {', '.join(sorted(missing))}")
+        raise BatchError(f"{results}: the sweep did not keep {', '.join(sorted(missing))}")
     for name in (*PROFIT_AWARE, *COST_OBLIVIOUS, "LJF"):
         if name not in set(frame["variant"]):
-            raise ValueError(f"{results}: no variant {name!r} (see scenarios/profit/calibration.yaml)")
+            raise BatchError(f"{results}: no variant {name!r} (see profit/calibration.yaml)")
     if not any(v.startswith("FirstReward") for v in frame["variant"]):
-        raise ValueError(f"{results}: no FirstReward variant")
+        raise BatchError(f"{results}: no FirstReward variant")
     return score(frame, scenario)
 
 
@@ -237,3 +241,14 @@ def markdown(table: pd.DataFrame, top: int | None = None) -> str:
         cells = [f"{row[c]:.3g}" if isinstance(row[c], float) else str(row[c]) for c in cols]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def report(results, top: int = 10) -> str:
+    """What ``gridmarket calibrate RESULTS`` prints: the statements with their bands, then the
+    ``top`` parameter sets, best first."""
+    lines = [
+        f"{s.key} ({s.where}): {s.claim}; holds in [{s.low:g}, {s.high:g}]" for s in STATEMENTS
+    ]
+    table = calibrate(results)
+    lines += ["", f"{len(table)} parameter sets; the {min(top, len(table))} best:", ""]
+    return "\n".join(lines) + "\n" + markdown(table, top) + "\n"
