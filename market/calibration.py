@@ -56,6 +56,7 @@ WORKLOAD = "clients.0.workload."
 PROFIT_AWARE = ("FirstProfit", "FirstOpportunity", "FirstOpportunityRate")
 COST_OBLIVIOUS = ("SJF", "FirstPrice")  # with FirstReward: processors per job (LJF is fixed at 1)
 PROFILE_SEEDS = range(1, 21)  # job streams drawn for the workload-only statements
+REFERENCE_REWARD = "a=0.3 d=0.01"  # FirstReward's alpha and discount rate before calibration
 
 
 @dataclass(frozen=True)
@@ -167,12 +168,22 @@ def _score_set(default: pd.DataFrame, light: pd.DataFrame | None, reward: str, p
     }
 
 
-def score(frame: pd.DataFrame, scenario) -> pd.DataFrame:
+def _value_at(scenario, path: str):
+    data = scenario.model_dump(mode="python")
+    for part in path.split("."):
+        data = data[int(part)] if isinstance(data, list) else data[part]
+    return data
+
+
+def score(frame: pd.DataFrame, scenario, reference_reward: str = REFERENCE_REWARD) -> pd.DataFrame:
     """One row per parameter set of a calibration sweep's results ``frame`` (as from
     :func:`market.batch.load_results`): the workload point's swept values, the FirstReward
-    variant, each statement's value and whether it holds, the count that hold (``holds``) and
-    the summed relative miss of those that do not (``miss``), best first. ``scenario`` is the
-    sweep's base scenario (for the workload-only statements)."""
+    variant, each statement's value and whether it holds, the count that hold (``holds``), how
+    many choices differ from ``scenario`` and FirstReward ``reference_reward`` (``changes``) and
+    the summed relative miss of the statements that fail (``miss``). Best first: most statements
+    held, then fewest changes (a choice is changed only if that makes more statements hold), then
+    least miss. ``scenario`` is the sweep's base scenario (also for the workload-only
+    statements)."""
     params = [p for p in frame.attrs.get("parameters", []) if p in frame.columns]
     keys = [p for p in params if p != INTERARRIVAL]
     price = frame.get("resource_providers.0.price", scenario.resource_providers[0].price)
@@ -202,13 +213,16 @@ def score(frame: pd.DataFrame, scenario) -> pd.DataFrame:
             row.update(values)
             checks = {s.key: s.holds(values[s.key]) for s in STATEMENTS}
             row["holds"] = sum(checks.values())
+            changed = sum(not np.isclose(v, _value_at(scenario, k)) for k, v in at.items())
+            row["changes"] = changed + (row["first_reward"] not in (reference_reward, "default"))
             row["miss"] = sum(s.miss(values[s.key]) for s in STATEMENTS)
             row["fails"] = " ".join(k for k, ok in checks.items() if not ok)
             rows.append(row)
     table = pd.DataFrame(rows)
-    return table.sort_values(["holds", "miss"], ascending=[False, True], kind="stable").reset_index(
-        drop=True
+    order = table.sort_values(
+        ["holds", "changes", "miss"], ascending=[False, True, True], kind="stable"
     )
+    return order.reset_index(drop=True)
 
 
 def calibrate(results) -> pd.DataFrame:

@@ -17,7 +17,8 @@ Where the paper is silent we chose, and each choice is a parameter:
   variation ``work_cv`` spans narrower (cv < 1) and wider (cv > 1) spreads around the same mean;
   at cv 1 it is the exponential, draw for draw (numpy draws a shape-1 gamma as an exponential).
   The calibration against the paper's statements (``scenarios/profit/calibration.yaml``,
-  :mod:`market.calibration`) searched these.
+  :mod:`market.calibration`) chose gamma sizes with cv 1.25 for ``scenarios/profit/``; the
+  defaults here stay exponential (``profit/default_exponential.yaml``).
 - the share of steep-decay jobs: 20 %, the same split as values.
 - decay rates vary like values: normal, sd 0.2 x the class mean.
 - normal draws are cut at zero (a value or decay rate is never negative).
