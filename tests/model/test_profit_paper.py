@@ -68,8 +68,8 @@ def band(key: str) -> tuple[float, float]:
 def test_profit_aware_schedulers_earn_a_higher_profit_rate_than_first_price():
     # §5.1, Figure 3e: "The new profit-aware schedulers do generally better"; §5.4: "the
     # cost-aware schedulers ... consistently deliver greater profitability than the alternatives".
-    # Here at the default load (0.15 h): FirstProfit ~99, FirstOpportunity ~110,
-    # FirstOpportunityRate ~127, FirstPrice ~45 florins/h.
+    # Here at the default load (0.15 h): FirstProfit ~137, FirstOpportunity ~140, FirstPrice ~52
+    # florins/h.
     first_price = mean_summary("first_price").profit_rate
     for name in PROFIT_AWARE:
         assert mean_summary(name).profit_rate > 1.5 * first_price, name
@@ -94,7 +94,7 @@ def test_profit_aware_schedulers_earn_a_higher_profit_rate_than_the_cost_oblivio
 
 def test_first_reward_comes_close_to_first_profit():
     # §5.1, Figure 3e/f: "FirstReward and FirstPrice had profit rates coming close to
-    # FirstProfit": within 25 % (market/calibration.py). Here ~1.0.
+    # FirstProfit": within 25 % (market/calibration.py). Here ~1.0 (137.7 against 137.1).
     low, high = band("first_reward_close")
     ratio = mean_summary("first_reward").profit_rate / mean_summary("first_profit").profit_rate
     assert low <= ratio <= high
@@ -120,7 +120,7 @@ def test_first_profit_uses_fewer_processors_per_job_than_sjf_and_first_price():
     # §5.1, Figure 3c: "the new profit-based schedulers (FirstProfit and FirstOpportunity)
     # consistently choose roughly half as many processors per job as the cost-oblivious
     # schedulers": 0.35-0.65 of the mean of SJF, FirstPrice and FirstReward (LJF is held to one).
-    # Here FirstProfit and FirstOpportunity ~2.0, SJF and FirstReward 5, FirstPrice ~4.5.
+    # Here FirstProfit ~2.1 and FirstOpportunity ~1.9, SJF and FirstReward 5, FirstPrice ~4.6.
     low, high = band("half_processors")
     oblivious = sum(mean_summary(n).mean_processors for n in ("sjf", "first_price", "first_reward"))
     for name in ("first_profit", "first_opportunity"):
@@ -130,7 +130,7 @@ def test_first_profit_uses_fewer_processors_per_job_than_sjf_and_first_price():
 def test_first_price_breaks_even_near_8_per_processor_hour():
     # §5.4: FirstPrice starts "to operate in a negative profit regime when the price increases to
     # more than 8 florins/hour": it ignores rent, so its profit is linear in the price and zero at
-    # revenue / processor-hours rented; 7-10 (market/calibration.py). Here ~8.
+    # revenue / processor-hours rented; 7-10 (market/calibration.py). Here ~8.5.
     low, high = band("first_price_break_even")
     assert low <= mean_summary("first_price").break_even <= high
 
@@ -189,3 +189,18 @@ def test_the_default_load_offers_about_twice_the_pool_of_profitable_work():
     assert low <= profile["profitable_load"] <= high
     low, high = band("max_acceptance")
     assert low <= profile["profitable_pct"] <= high
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "FirstReward's profit rate varies more than FirstProfit's, but FirstPrice's, about a "
+        "third of FirstProfit's, varies less in florins per hour (Fig. 3 sweep, 10 runs: sd 14 "
+        "against 17; relative to its mean it varies twice as much)."
+    ),
+)
+def test_first_reward_and_first_price_vary_more_than_first_profit():
+    # §5.1, Figure 3f: FirstReward and FirstPrice "exhibit higher variation in the profit".
+    first_profit = mean_summary("first_profit").profit_rate_sd
+    for name in ("first_reward", "first_price"):
+        assert mean_summary(name).profit_rate_sd > first_profit, name
