@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from market.fulfilment import deadline_summary
 from market.windows import rented_hours, window_rate
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
     offered_work = math.fsum(r.job.work for r in records)
     unadmitted_work = math.fsum(r.job.work for r in records if not r.committed)
     missed = sum(1 for r in done if r.job.deadline is not None and r.end > r.job.deadline + 1e-9)
-    best_effort = [r for r in done if r.job.deadline is None or r.job.kind == "no-deadline"]
+    best_effort = [r for r in done if r.job.deadline is None or r.job.best_effort]
     responses = [r.end - r.job.arrival for r in best_effort]
     slowdowns = [
         max(1.0, (r.end - r.job.arrival) / max(r.end - r.start, SLOWDOWN_BOUND))
@@ -112,7 +113,7 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
         "mean_slowdown": _mean(slowdowns),
         "end_time": now,
         **_other_windows(sp, records, now, lo, hi),
-    }
+    } | deadline_summary(model, sp)
 
 
 def _other_windows(sp, records, now: float, lo: float, hi: float) -> dict[str, float]:

@@ -1,0 +1,132 @@
+"""VARQ: virtual advance reservations on a best-effort batch queue (Nurmi, Wolski & Brevik, VARQ
+TR 2007-09 §3, Figure 3).
+
+To have ``nodes`` running by a ``deadline`` for ``walltime``, VARQ submits an ordinary job
+requesting the *padded* wall time ``walltime + (deadline - submission)``: if it starts any time
+before the deadline it holds its nodes (idle, and charged) until the deadline and then has its
+whole ``walltime`` (§3.1). When to submit comes from the **probability trajectory** (§3,
+"Probability Trajectories"): at every ``step`` (30 s in the paper) from now to the deadline,
+``QBETS(nodes, walltime + (deadline - t), deadline - t)``, the probability that a job of that
+padded length submitted at ``t`` starts by the deadline. VARQ takes the **latest** ``t`` whose
+probability is at least the required one (§3, "Minimizing Lost Allocation"): it walks the
+trajectory backwards from the deadline. If none qualifies, "no reservation is possible"
+(:func:`plan` returns None). The worst-case allocation overhead is ``nodes x (deadline - t)``
+(the job starting at once). The pseudocode's last line returns ``startDeadline - currT`` as the
+wall time; the text (``3600 + (43200 - 40470)``) adds the job's own wall time, which we follow.
+
+The test "probability >= p" is done as "the QBETS bound on the p-quantile of delay <= deadline -
+t", which is the same test (:mod:`market.qbets`) and needs no inverse per point:
+:func:`plan` asks the predictor for bounds in one vectorised call. :func:`trajectory` gives the
+probabilities themselves (for display and tests). Re-planning while waiting (§3: "VARQ
+continually generates new probability trajectories while waiting") is the caller's: call
+:func:`plan` again; see :mod:`agents.varq_user`.
+
+Pure: a predictor is anything with ``bounds(nodes, walltimes, quantile) -> array`` and
+``probability(nodes, walltime, wait) -> float`` (:class:`market.qbets.QBETS`, or a stub).
+Times are in hours.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+PAPER_STEP = 30.0 / 3600.0  # hours: the paper's 30 s trajectory step
+
+
+class VarqError(ValueError):
+    """A bad reservation request; the message is one line naming the field."""
+
+
+class Predictor(Protocol):
+    """What VARQ needs from QBETS."""
+
+    def bounds(self, nodes: int, walltimes: np.ndarray, quantile: float) -> np.ndarray: ...
+
+    def probability(self, nodes: int, walltime: float, wait: float) -> float: ...
+
+
+@dataclass(frozen=True, slots=True)
+class VarqPlan:
+    """A reservation VARQ can make: submit at ``submit_at`` a job requesting ``walltime`` (padded),
+    which starts by the deadline with (predicted) ``probability``; ``overhead`` is the worst-case
+    extra allocation, node-hours."""
+
+    submit_at: float
+    walltime: float
+    probability: float
+    overhead: float
+    deadline: float
+    nodes: int
+
+
+def check_request(
+    nodes: int, walltime: float, now: float, deadline: float, required: float, step: float
+) -> None:
+    """Raise a one-line :class:`VarqError` naming the first bad field of a request."""
+    if not isinstance(nodes, int | np.integer) or nodes < 1:
+        raise VarqError(f"nodes: must be a whole number >= 1, got {nodes!r}")
+    if not walltime > 0:
+        raise VarqError(f"walltime: must be > 0, got {walltime!r}")
+    if not deadline > now:
+        raise VarqError(f"deadline: {deadline:g} is not after now ({now:g})")
+    if not 0.0 < required < 1.0:
+        raise VarqError(f"probability: must lie strictly between 0 and 1, got {required!r}")
+    if not step > 0:
+        raise VarqError(f"step: must be > 0, got {step!r}")
+
+
+def grid(now: float, deadline: float, step: float = PAPER_STEP) -> np.ndarray:
+    """The submission times of the trajectory: ``now, now + step, ...`` while ``< deadline``."""
+    count = max(1, math.ceil((deadline - now) / step - 1e-9))
+    return now + step * np.arange(count)
+
+
+def trajectory(
+    predictor: Predictor,
+    nodes: int,
+    walltime: float,
+    now: float,
+    deadline: float,
+    step: float = PAPER_STEP,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Figure 3's ``probVec``: submission times and the probability of starting by the deadline
+    if submitted then, with the wall time padded to cover an immediate start."""
+    times = grid(now, deadline, step)
+    waits = deadline - times
+    probs = np.array([predictor.probability(nodes, walltime + w, w) for w in waits.tolist()])
+    return times, probs
+
+
+def plan(
+    predictor: Predictor,
+    nodes: int,
+    walltime: float,
+    now: float,
+    deadline: float,
+    required: float,
+    step: float = PAPER_STEP,
+) -> VarqPlan | None:
+    """The latest submission on the trajectory whose probability is >= ``required`` (Figure 3),
+    or None: no reservation is possible."""
+    check_request(nodes, walltime, now, deadline, required, step)
+    times = grid(now, deadline, step)
+    waits = deadline - times
+    bounds = np.asarray(predictor.bounds(nodes, walltime + waits, required), dtype=float)
+    ok = np.flatnonzero(bounds <= waits)
+    if len(ok) == 0:
+        return None
+    i = int(ok[-1])
+    submit, wait = float(times[i]), float(waits[i])
+    padded = walltime + wait
+    return VarqPlan(
+        submit_at=submit,
+        walltime=padded,
+        probability=predictor.probability(nodes, padded, wait),
+        overhead=nodes * wait,
+        deadline=deadline,
+        nodes=int(nodes),
+    )
