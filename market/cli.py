@@ -131,6 +131,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     report.add_argument("--metrics", metavar="A,B", help="only these metrics (default: all)")
 
+    calibrate = commands.add_parser(
+        "calibrate", help="score a calibration sweep against the profit paper's statements"
+    )
+    calibrate.add_argument("results", help="results of scenarios/profit/calibration.yaml")
+    calibrate.add_argument("--top", type=int, default=10, help="parameter sets shown (10)")
+
     trace = commands.add_parser("trace", help="inspect SWF traces")
     trace_commands = trace.add_subparsers(dest="trace_command", required=True, parser_class=_Parser)
     info = trace_commands.add_parser("info", help="summarise an SWF trace")
@@ -377,6 +383,12 @@ def main(argv: list[str] | None = None) -> int:
             return sweep_command(args)
         if args.command == "report":
             return report_command(args)
+        if args.command == "calibrate":
+            from market.calibration import report
+
+            in_range("--top", args.top, 1, 10**6)
+            print(report(args.results, args.top), end="")
+            return 0
         if args.command == "trace" and args.trace_command == "qbets":
             return qbets_cli.run(args)
         if args.command == "trace":

@@ -6,6 +6,8 @@
 - ``utilization``: processor-hours rented over processor-hours rentable from its resource
   provider, during the arrival phase only (first to last arrival), "excluding the emptying phase"
   as the paper measures it (§4, footnote 3: while rented, a processor counts as fully used).
+- ``profit_rate_arrivals`` and ``utilization_run``: the profit rate over the arrival phase and the
+  utilization over the whole run, the other window of each (see :mod:`market.windows`).
 - ``mean_processors``: the mean shape of the jobs it ran.
 - ``realised_pct``: realised profit of completed jobs as a share of the profit their admission
   decision predicted (Figures 3d-6b).
@@ -24,6 +26,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from market.fulfilment import deadline_summary
+from market.windows import rented_hours, window_rate
 
 if TYPE_CHECKING:
     from agents.service_provider import ServiceProviderAgent
@@ -109,4 +112,15 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
         "mean_response": _mean(responses),
         "mean_slowdown": _mean(slowdowns),
         "end_time": now,
+        **_other_windows(sp, records, now, lo, hi),
     } | deadline_summary(model, sp)
+
+
+def _other_windows(sp, records, now: float, lo: float, hi: float) -> dict[str, float]:
+    """``profit_rate_arrivals`` and ``utilization_run`` (market/windows.py)."""
+    jobs = [(r.processors, r.start, r.end, r.paid) for r in records]
+    rp = sp.resource_provider
+    return {
+        "profit_rate_arrivals": window_rate(jobs, rp.price, lo, hi, now),
+        "utilization_run": _pct(rented_hours(jobs, 0.0, now, now), rp.capacity * now),
+    }

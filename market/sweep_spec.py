@@ -74,6 +74,8 @@ SUMMARY_METRICS: dict[str, type] = {
     "mean_response": float,
     "mean_slowdown": float,
     "end_time": float,
+    "profit_rate_arrivals": float,
+    "utilization_run": float,
     "deadlines_fulfilled_pct": float,
     "mean_slowdown_fulfilled": float,
 }

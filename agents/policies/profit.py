@@ -164,11 +164,12 @@ class FirstReward(Scheduler):
     the other jobs of the plan. Using the planned value (not the start-now one) makes a plan that
     delays jobs less rewarding, which is what admission compares.
 
-    How much the choices matter (default market, Table 1; means of 10 runs, measured before jobs
-    kept their admitted shape, which changes FirstReward little: it admits on 5 processors and
-    keeps them): the discount rate
-    hardly does (0, 0.01 or 0.1 per hour change the profit rate by under 5 %: a job runs a few
-    hours, so ``PV_i`` is within a few % of ``yield_i``). ``alpha`` does: 0.3 to 0.5 earn the most
+    How much the choices matter (Table 1 with the pre-calibration workload,
+    ``profit/default_exponential.yaml``, the calibrated one is in the README; means of 10 runs,
+    measured before jobs kept their admitted shape, which changes FirstReward little: it admits
+    on 5 processors and keeps them): the discount rate hardly does (0, 0.01 or 0.1 per hour
+    change the profit rate by under 5 %: a job runs a few hours, so ``PV_i`` is within a few %
+    of ``yield_i``). ``alpha`` does: 0.3 to 0.5 earn the most
     (about 111-114 florins/h at the default load, 180-207 under heavy load); 0.1 admits too
     little (78/h); 0.9 nearly drops the cost term (80/h) and 1.0 is FirstPrice with a discount
     (45/h, losing money above 8 florins per processor-hour). The cost term in the admission

@@ -1,0 +1,65 @@
+"""Measurement windows: profit and utilization over part of a run (Popovici & Wilkes SC'05 §4).
+
+The paper measures steady state: "We took care to look only at steady-state performance: e.g.,
+percentage utilization data excludes the 'emptying' phase, where no more jobs are arriving" (§4).
+Two windows are offered, each a metric of :mod:`market.metrics`:
+
+- the **run**, from time 0 to the last completion (``profit_rate``, ``utilization_run``): what the
+  provider earned per hour it was in business;
+- the **arrival phase**, from the first to the last arrival (``profit_rate_arrivals``,
+  ``utilization``): the steady state the paper reports.
+
+Our choice for the profit in a window, where the paper is silent: money as it moves, payments (less
+penalties) of the jobs completed inside the window minus the rent of the processor-hours held
+inside it, the same processor-hours the window's utilization counts (rent accrues while
+processors are held; the ledger books it when a lease ends). Under the run window this is the
+whole profit. A policy that turns jobs away keeps fewer processors busy while jobs arrive and
+earns less per hour of the arrival phase, though its run may end sooner (Figure 7c).
+
+A job is ``(processors, start, end, paid)``: ``start`` None if it never ran, ``end`` None while
+it runs (its processors count as held until ``now``), ``paid`` its value at completion.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from market.pricing import PriceSchedule
+
+Span = tuple[int, float | None, float | None, float | None]
+
+
+def rented_hours(jobs: Iterable[Span], lo: float, hi: float, now: float) -> float:
+    """Processor-hours held during ``[lo, hi]``."""
+    total = 0.0
+    for processors, start, end, _ in jobs:
+        if start is not None:
+            stop = end if end is not None else now
+            total += processors * max(0.0, min(stop, hi) - max(start, lo))
+    return total
+
+
+def window_profit(
+    jobs: Iterable[Span], price: PriceSchedule, lo: float, hi: float, now: float
+) -> float:
+    """Payments of the jobs completed in ``[lo, hi]`` minus the rent of the processor-hours held
+    in it (at the price of each instant)."""
+    paid, rent = [], []
+    for processors, start, end, value in jobs:
+        if start is None:
+            continue
+        stop = end if end is not None else now
+        a, b = max(start, lo), min(stop, hi)
+        if b > a:
+            rent.append(price.cost(processors, a, b))
+        if end is not None and lo <= end <= hi and value is not None:
+            paid.append(value)
+    return math.fsum(paid) - math.fsum(rent)
+
+
+def window_rate(
+    jobs: Iterable[Span], price: PriceSchedule, lo: float, hi: float, now: float
+) -> float:
+    """:func:`window_profit` per hour of ``[lo, hi]`` (NaN for an empty window)."""
+    return window_profit(jobs, price, lo, hi, now) / (hi - lo) if hi > lo else math.nan
