@@ -6,6 +6,8 @@ Importing this package registers every built-in policy; see :mod:`agents.policie
 from agents.policies import (  # noqa: F401  (registration)
     admission,
     backfill,
+    mrt,
+    msb,
     opportunity,
     profit,
     qops,
