@@ -33,6 +33,7 @@ from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
 from market.sweep import SweepPlan
 from market.swf import SwfError, format_trace_info, trace_info
+from market.value_metrics import with_revenue_gain
 
 TABLE_COLUMNS = {
     "variant": "variant",
@@ -139,6 +140,8 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
     summary = pd.concat(summaries, ignore_index=True)
+    if summary["urgent_accepted_pct"].notna().any():  # a priced workload: VQoPS's gain
+        summary = with_revenue_gain(summary, ["seed", "provider"])
     summary = summary[["variant", "seed", *[c for c in summary if c not in ("variant", "seed")]]]
     if jobs_out is not None:
         _write_jobs(pd.concat(jobs, ignore_index=True), jobs_out)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from market.value_metrics import adaptive_reporters, class_acceptance
+
 if TYPE_CHECKING:
     from agents.service_provider import ServiceProviderAgent
     from market.model import GridMarket
@@ -51,6 +53,7 @@ def provider_timeseries_reporters() -> dict[str, Any]:
         "queue_length": lambda sp: len(sp.queue),
         "running": "running",
         "accepted_pct": lambda sp: _pct(sp.accepted, len(sp.records)),
+        **adaptive_reporters(),
     }
 
 
@@ -107,4 +110,5 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
         "mean_response": _mean(responses),
         "mean_slowdown": _mean(slowdowns),
         "end_time": now,
+        **class_acceptance(records),
     }

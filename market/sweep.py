@@ -86,6 +86,8 @@ SUMMARY_METRICS: dict[str, type] = {
     "mean_response": float,
     "mean_slowdown": float,
     "end_time": float,
+    "urgent_accepted_pct": float,
+    "normal_accepted_pct": float,
 }
 
 #: Columns of the summary that name the provider and its policies (always kept).

@@ -169,6 +169,8 @@ class Decision:
         plan: the scheduler's plan of the queue with the job that the decision was made on (the
             job on its ``processors``), if it was built on the context unchanged; the service
             provider runs it without planning again when nothing changed before its next run.
+        params: the adaptive parameters the policy decided with, by name (DVQoPS: its current
+            ``oc_factor`` and ``rollback_window``), so a run records every change; None if none.
     """
 
     accepted: bool
@@ -182,6 +184,7 @@ class Decision:
     gain: float | None = None
     queue_order: tuple[int, ...] | None = None
     plan: Plan | None = field(default=None, repr=False, compare=False)
+    params: Mapping[str, float] | None = None
 
     def without_plan(self) -> Decision:
         """This decision without its plan (what a record keeps: plans are large)."""
@@ -196,6 +199,7 @@ class Decision:
             self.expected_profit,
             self.gain,
             self.queue_order,
+            params=self.params,
         )
 
 

@@ -19,6 +19,7 @@ from typing import Literal
 from agents.policies.base import Decision, PlanContext
 from agents.policies.deadline_schedule import (
     RANK,
+    Current,
     Entry,
     Guarantee,
     Order,
@@ -82,10 +83,14 @@ class QoPS(Guarantee):
             f"k={self.k} reordering(s) each"
         )
 
-    def schedules(self, new: Entry, waiting: list[Entry], ctx: PlanContext) -> Iterator[Found]:
+    def schedules(
+        self, new: Entry, waiting: list[Entry], ctx: PlanContext, current: Current | None = None
+    ) -> Iterator[Found]:
         """The feasible schedule found at each insertion point, in point order (§4.2.1 of the
         VQoPS paper: QoPS "adapted to provide the entire list of acceptable schedules"); QoPS
         itself takes the first. Lazy: nothing past the first is computed unless asked for.
+        ``current``: the current schedule, if the caller has it (with the insertion points'
+        snapshots).
 
         Work saved, same schedules: the first placement at point 0 needs no current schedule,
         so it comes first; later points start from copies of the profile taken while the
@@ -98,7 +103,8 @@ class QoPS(Guarantee):
         if miss < 0:
             yield 0, slots, 0
         points = insertion_points(len(waiting), self.append)
-        current = current_schedule(ctx, waiting, points)
+        if current is None:
+            current = current_schedule(ctx, waiting, points)
         prefix = ctx.capacity.copy()
         kept: list[Slot] = []  # the slots of the jobs before the insertion point
         for ts in points:
