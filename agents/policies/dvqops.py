@@ -7,8 +7,9 @@ same VQoPS decision and scheduler as the live run) replays every job that arrive
 ``window`` hours, accepted or not; the one that earned most is used until the next change (§4.3.1,
 Figure 4c). Every ``max_window`` hours (64) the window itself is re-chosen from ``windows``
 ({1, 2, 4, ..., 64} h, Figure 4b). Our reading of 4(b), where the text is brief: for each
-candidate window ``w``, the OC-Factor its what-ifs over the last ``w`` hours pick now is
-replayed over the last ``max_window`` hours; the ``w`` whose pick earned most wins. Our choices:
+candidate window ``w``, the last ``max_window`` hours are replayed once with the OC-Factor
+changing every ``w`` hours to the one the what-ifs over the ``w`` hours before picked (what
+DVQoPS with that window would have earned there); the ``w`` earning most wins. Our choices:
 ties keep the current value (else the first candidate); the first OC-Factor is
 ``initial_oc_factor`` (0) and the first window ``initial_window`` (``max_window``); the first
 change comes one window after the first arrival.
@@ -20,6 +21,7 @@ them in ``Decision.params`` (``oc_factor``, ``rollback_window``), so the run rec
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
@@ -84,6 +86,7 @@ class DVQoPS(Admission):
         self.history: list[Job] = []  # jobs offered, by arrival
         self._next_oc: float | None = None  # when the OC-Factor is next re-chosen
         self._next_window: float | None = None  # when the window is next re-chosen
+        self._memo: dict[tuple[float, float, float], float] = {}  # what-ifs of one decision
 
     def decide(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
@@ -92,6 +95,7 @@ class DVQoPS(Admission):
         if self._next_oc is None:
             self._next_oc, self._next_window = now + self.window, now + self.max_window
         capacity = ctx.capacity.capacity
+        self._memo.clear()
         if now >= self._next_window:
             self._forget(now)
             self.window = self.choose_window(now, capacity, scheduler)
@@ -101,6 +105,7 @@ class DVQoPS(Admission):
             self._forget(now)
             self.oc_factor = self.choose_oc_factor(now, self.window, capacity, scheduler)
             self._next_oc = now + self.window
+        self._memo.clear()  # what-ifs are shared only within this decision
         self.history.append(job)
         decision = self.vqops.decide_with(job, queue, ctx, self.oc_factor)
         decision.params = {"oc_factor": self.oc_factor, "rollback_window": self.window}
@@ -111,12 +116,16 @@ class DVQoPS(Admission):
         self, start: float, end: float, oc_factor: float, capacity: int, scheduler: Scheduler
     ) -> float:
         """What the jobs that arrived in ``[start, end)`` would have earned with ``oc_factor``."""
+        key = (start, end, oc_factor)
+        if key in self._memo:
+            return self._memo[key]
         jobs = [j for j in self.history if start <= j.arrival < end]
 
         def decide(job: Job, queue: Sequence[Job], ctx: PlanContext) -> Decision:
             return self.vqops.decide_with(job, queue, ctx, oc_factor)
 
-        return whatif_revenue(jobs, capacity, decide, scheduler)
+        earned = self._memo[key] = whatif_revenue(jobs, capacity, decide, scheduler)
+        return earned
 
     def choose_oc_factor(
         self, now: float, window: float, capacity: int, scheduler: Scheduler
@@ -128,17 +137,39 @@ class DVQoPS(Admission):
         return best_of(earned, self.oc_factor)
 
     def choose_window(self, now: float, capacity: int, scheduler: Scheduler) -> float:
-        """The candidate window whose OC-Factor pick earned most over the last ``max_window``
-        hours (Figure 4b, our reading: see the module docstring)."""
-        over_max: dict[float, float] = {}  # OC-Factor -> revenue over the max window
-        earned = {}
+        """The candidate window that would have earned most over the last ``max_window`` hours
+        (Figure 4b): for each ``w``, one replay of those hours in which the OC-Factor changes
+        every ``w`` hours to the one the what-ifs over the ``w`` hours before picked (what
+        DVQoPS with window ``w`` would have done)."""
+        start = now - self.max_window
+        scores = {}
         for w in self.windows:
-            oc = self.choose_oc_factor(now, w, capacity, scheduler)
-            if oc not in over_max:
-                start = now - self.max_window
-                over_max[oc] = self.revenue(start, now, oc, capacity, scheduler)
-            earned[w] = over_max[oc]
-        return best_of(earned, self.window)
+            changes: list[tuple[float, float]] = []  # (from, OC-Factor), by time
+            at = start
+            while at < now:
+                changes.append((at, self.choose_oc_factor(at, w, capacity, scheduler)))
+                at += w
+            scores[w] = self._replay(start, now, changes, capacity, scheduler)
+        return best_of(scores, self.window)
+
+    def _replay(
+        self,
+        start: float,
+        end: float,
+        changes: list[tuple[float, float]],
+        capacity: int,
+        scheduler: Scheduler,
+    ) -> float:
+        """The revenue of the jobs that arrived in ``[start, end)`` with the OC-Factor of
+        ``changes`` in force at each arrival."""
+        jobs = [j for j in self.history if start <= j.arrival < end]
+        times = [t for t, _ in changes]
+
+        def decide(job: Job, queue: Sequence[Job], ctx: PlanContext) -> Decision:
+            oc = changes[max(bisect_right(times, job.arrival) - 1, 0)][1]
+            return self.vqops.decide_with(job, queue, ctx, oc)
+
+        return whatif_revenue(jobs, capacity, decide, scheduler)
 
     def _forget(self, now: float) -> None:
         """Drop jobs too old for any what-if simulation."""
