@@ -34,7 +34,7 @@ def whatif_revenue(
     """The revenue ``jobs`` (in arrival order) earn on an empty pool of ``capacity`` under
     ``decide`` and ``scheduler`` (see the module docstring)."""
     queue: list[Job] = []
-    running: list[tuple[float, int]] = []  # (planned end, processors) of started jobs
+    pool: CapacityProfile | None = None  # free processors, started jobs taken out
     shapes: dict[int, int] = {}
     pending: list[Placement] = []  # the last plan's placements not started yet
     earned: list[float] = []
@@ -44,15 +44,14 @@ def whatif_revenue(
             started = {p.job.id for p in pending if p.start <= now}
             for p in pending:
                 if p.job.id in started:
-                    running.append((p.end, p.processors))
+                    pool.reserve(p.start, p.end - p.start, p.processors)
                     earned.append(p.value)
             pending = [p for p in pending if p.job.id not in started]
             queue = [p.job for p in pending]  # in planned-start order (compression)
-        running = [(end, n) for end, n in running if end > now]
-        profile = CapacityProfile(capacity, origin=now)
-        for end, n in running:
-            profile.reserve(now, end - now, n)
-        ctx = PlanContext(now, profile, price, shapes=shapes)
+        if pool is None:
+            pool = CapacityProfile(capacity, origin=now)
+        pool.trim(now)
+        ctx = PlanContext(now, pool, price, shapes=shapes)  # policies plan on copies
         decision = decide(job, queue, ctx)
         if not decision.accepted:
             continue  # the plan stands: with runtimes = estimates nothing moves
