@@ -47,6 +47,7 @@ from market.scenario import ScenarioError, load, parse_overrides
 from market.sweep import SweepPlan
 from market.swf import SwfError
 from market.traces import format_trace_info, trace_info
+from market.value_metrics import with_revenue_gain
 
 TABLE_COLUMNS = {
     "variant": "variant",
@@ -195,6 +196,8 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
         runs.append((label, variant, result))
     summary = pd.concat(summaries, ignore_index=True)
+    if summary["urgent_accepted_pct"].notna().any():  # a priced workload: VQoPS's gain
+        summary = with_revenue_gain(summary, ["seed", "provider"])
     summary = summary[["variant", "seed", *[c for c in summary if c not in ("variant", "seed")]]]
     if args.format == "json":
         out.write(json.dumps(json_records(summary), indent=2) + "\n")

@@ -26,6 +26,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from market.fulfilment import deadline_summary
+from market.value_metrics import adaptive_reporters, class_acceptance
 from market.windows import rented_hours, window_rate
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ def provider_timeseries_reporters() -> dict[str, Any]:
         "queue_length": lambda sp: len(sp.queue),
         "running": "running",
         "accepted_pct": lambda sp: _pct(sp.accepted, len(sp.records)),
+        **adaptive_reporters(),
     }
 
 
@@ -113,6 +115,7 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
         "mean_slowdown": _mean(slowdowns),
         "end_time": now,
         **_other_windows(sp, records, now, lo, hi),
+        **class_acceptance(records),
     } | deadline_summary(model, sp)
 
 

@@ -25,6 +25,7 @@ JOB_COLUMNS = [
     "provider", "job", "swf_job", "client", "kind", "arrival", "work", "max_processors", "accepted",
     "committed", "reason", "detail", "planned_processors", "planned_start", "planned_end",
     "expected_value", "expected_profit", "processors", "start", "end", "paid", "rent", "profit",
+    "oc_factor", "rollback_window",
 ]  # fmt: skip
 
 
@@ -80,11 +81,18 @@ def _jobs(sps) -> pd.DataFrame:
                 sp.name, job.id, job.swf_job, job.client, job.kind, job.arrival, job.work,
                 job.max_shape, d.accepted, r.committed, d.reason, d.detail, d.processors, d.start,
                 d.end, d.expected_value, d.expected_profit, r.processors, r.start, r.end, r.paid,
-                r.rent, r.profit,
+                r.rent, r.profit, *_params(d),
             ))  # fmt: skip
     frame = pd.DataFrame(rows, columns=JOB_COLUMNS)
     float_cols = [
         "planned_processors", "planned_start", "planned_end", "expected_value",
-        "expected_profit", "processors", "start", "end", "paid", "rent", "profit",
+        "expected_profit", "processors", "start", "end", "paid", "rent", "profit", "oc_factor",
+        "rollback_window",
     ]  # fmt: skip
     return frame.astype({"swf_job": "Int64", **{c: "float64" for c in float_cols}})
+
+
+def _params(decision) -> tuple[float | None, float | None]:
+    """The OC-Factor and rollback window a value-aware policy decided with (VQoPS, DVQoPS)."""
+    params = decision.params or {}
+    return params.get("oc_factor"), params.get("rollback_window")

@@ -76,6 +76,8 @@ SUMMARY_METRICS: dict[str, type] = {
     "end_time": float,
     "profit_rate_arrivals": float,
     "utilization_run": float,
+    "urgent_accepted_pct": float,
+    "normal_accepted_pct": float,
     "deadlines_fulfilled_pct": float,
     "mean_slowdown_fulfilled": float,
 }

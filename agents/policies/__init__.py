@@ -6,10 +6,14 @@ Importing this package registers every built-in policy; see :mod:`agents.policie
 from agents.policies import (  # noqa: F401  (registration)
     admission,
     backfill,
+    dvqops,
     libra,
+    mrt,
+    msb,
     opportunity,
     profit,
     qops,
+    vqops,
 )
 from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
 from agents.policies.registry import (

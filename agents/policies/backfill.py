@@ -34,7 +34,8 @@ wins. All three plan with the jobs' runtime *estimates* (``predicted_runtime``).
   reservation, in queue order, each at its earliest start on what the jobs before it left
   (:func:`agents.policies.list_scheduling.place`). A later job may start earlier than an earlier
   one only in a gap it fits without moving any earlier reservation. This is the schedule the
-  QoPS-family admission policies check (:mod:`agents.policies.qops`), so pair them with it.
+  QoPS-family admission policies check (:mod:`agents.policies.deadline_schedule`), so pair
+  them with it.
   Placed in queue order, a job's reservation never moves when jobs are added behind it, and
   with exact estimates it stays put as time passes; when jobs end early, placing in order of
   the previous plan's starts (not what the service provider does today) is what guarantees

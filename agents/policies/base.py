@@ -196,6 +196,8 @@ class Decision:
         queue_order: for policies that keep their queue in an order of their own (QoPS inserts
             a job at a chosen position), the ids of the queued jobs, new one included, in the
             order the service provider must keep; None keeps arrival order.
+        params: the adaptive parameters the policy decided with, by name (DVQoPS: its current
+            ``oc_factor`` and ``rollback_window``), so a run records every change; None if none.
     """
 
     accepted: bool
@@ -208,6 +210,7 @@ class Decision:
     expected_profit: float | None = None
     gain: float | None = None
     queue_order: tuple[int, ...] | None = None
+    params: Mapping[str, float] | None = None
 
 
 class Scheduler(ABC):

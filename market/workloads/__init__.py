@@ -5,7 +5,9 @@ Each workload kind is a pydantic model of its parameters (validated from a scena
 
 - ``kind: profit`` -- :class:`ProfitWorkload`, the synthetic workload of the profit paper
   (the default: a workload without a ``kind`` is this one);
-- ``kind: swf`` -- :class:`TraceWorkload`, jobs from a Standard Workload Format trace.
+- ``kind: swf`` -- :class:`TraceWorkload`, jobs from a Standard Workload Format trace;
+- ``kind: priced_swf`` -- :class:`PricedTraceWorkload`, trace jobs with VQoPS's urgent/normal
+  prices decaying to zero at the deadline.
 
 :data:`Workload` is the union of the kinds, discriminated by ``kind``: a scenario's workload is
 validated as exactly the model its ``kind`` names, so an error names that model's field
@@ -21,12 +23,14 @@ from typing import Annotated, Any
 
 from pydantic import ValidationError, ValidatorFunctionWrapHandler, WrapValidator
 
+from market.workloads.priced import PricedTraceWorkload
 from market.workloads.profit import ProfitWorkload
 from market.workloads.trace import TraceWorkload
 
 KINDS: dict[str, type[ProfitWorkload] | type[TraceWorkload]] = {
     "profit": ProfitWorkload,
     "swf": TraceWorkload,
+    "priced_swf": PricedTraceWorkload,
 }
 
 
@@ -45,6 +49,6 @@ def _by_kind(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     return handler(value)
 
 
-Workload = Annotated[ProfitWorkload | TraceWorkload, WrapValidator(_by_kind)]
+Workload = Annotated[ProfitWorkload | TraceWorkload | PricedTraceWorkload, WrapValidator(_by_kind)]
 
-__all__ = ["KINDS", "ProfitWorkload", "TraceWorkload", "Workload"]
+__all__ = ["KINDS", "PricedTraceWorkload", "ProfitWorkload", "TraceWorkload", "Workload"]

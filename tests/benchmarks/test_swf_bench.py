@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from agents.policies.backfill import Conservative
-from agents.policies.qops import MRT, MSB, QoPS
+from agents.policies.mrt import MRT
+from agents.policies.msb import MSB
+from agents.policies.qops import QoPS
 from market.swf import read_swf
 from market.traces import TraceNotFoundError, resolve_trace
 from market.workloads import TraceWorkload

@@ -1,0 +1,221 @@
+"""The deadline schedule that QoPS, MSB and MRT search (Islam, Balaji, Sadayappan & Panda, "QoPS:
+a QoS based scheme for parallel job scheduling", OSU-CISRC-4/03-TR21, §2.2 and §3).
+
+A schedule is an *order* of the waiting jobs: each is placed in turn at its earliest start on what
+the jobs before it left of ``ctx.capacity`` (conservative backfilling, what the ``conservative``
+scheduler runs on the same order). A policy admits a job only on an order in which every job
+meets its deadline, and returns it as ``Decision.queue_order``. Rules shared by the three (ours
+where the paper is silent):
+
+- jobs are rigid (:func:`agents.policies.backfill.rigid_shape`) and planned on their estimates;
+- a job misses its deadline if its planned end is more than :data:`TOLERANCE` past it; a job
+  without a deadline never misses; a waiting job already late in the current schedule (possible
+  only with wrong estimates) is placed like the others but its lateness is not a violation;
+- heuristic orders: ``edf`` (deadline) and ``llf`` (deadline minus estimated runtime), jobs
+  without a deadline last, ties by arrival then id;
+- reasons: ``meets-deadlines``, ``deadline-miss`` (no schedule, or late even alone), ``no-fit``.
+
+Each job's :data:`Entry` is computed once per decision (never kept across calls).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from itertools import pairwise
+from operator import itemgetter
+from typing import Literal, NamedTuple
+
+from agents.policies.backfill import rigid_shape
+from agents.policies.base import Admission, Decision, PlanContext, Scheduler
+from market.capacity import CapacityProfile
+from market.jobs import Job
+
+TOLERANCE = 1e-9  # hours: a planned end this much past a deadline still meets it
+
+Order = Literal["edf", "llf"]
+Rank = tuple[float, float, int]
+# A job as the planners see it in one decision: (job, shape, estimated runtime, latest end,
+# heuristic rank). The latest end is the deadline plus TOLERANCE, or inf for a job without a
+# deadline or already late in the current schedule.
+Entry = tuple[Job, int, float, float, Rank | None]
+# (job, shape, start, end) of a placed job; start and end are inf for one that can never run
+Slot = tuple[Job, int, float, float]
+RANK = itemgetter(4)
+
+
+def heuristic(order: str) -> Callable[[Job], Rank]:
+    """The sort key of a heuristic order: ``edf`` or ``llf`` (see the module docstring)."""
+    if order == "edf":
+
+        def key(job: Job) -> Rank:
+            due = math.inf if job.deadline is None else job.deadline
+            return due, job.arrival, job.id
+
+    elif order == "llf":
+
+        def key(job: Job) -> Rank:
+            if job.deadline is None:
+                return math.inf, job.arrival, job.id
+            return job.deadline - job.predicted_runtime(rigid_shape(job)), job.arrival, job.id
+
+    else:
+        raise ValueError(f"order must be 'edf' or 'llf', got {order!r}")
+    return key
+
+
+def insertion_points(n: int, append: bool = True) -> list[int]:
+    """QoPS's insertion points for ``n`` waiting jobs: ``0, n - n//2, n - n//4, ..., n - 1``,
+    then ``n`` if ``append``."""
+    points = [0]
+    shift = 1
+    while (p := n - (n >> shift)) < n:
+        if p > points[-1]:
+            points.append(p)
+        shift += 1
+    if append and n > points[-1]:
+        points.append(n)
+    return points
+
+
+def entries(jobs: Iterable[Job], key: Callable[[Job], Rank] | None) -> list[Entry]:
+    """The :data:`Entry` of each of ``jobs`` (ranked by ``key``, or unranked if None). The shape
+    is :func:`~agents.policies.backfill.rigid_shape` unpinned, the widest (inlined: this runs for
+    every waiting job at every decision)."""
+    inf = math.inf
+    out: list[Entry] = []
+    append = out.append
+    for job in jobs:
+        n = job.shapes[-1]
+        due = job.deadline
+        due = inf if due is None else due + TOLERANCE
+        append((job, n, job.predicted_runtime(n), due, None if key is None else key(job)))
+    return out
+
+
+def fill(profile: CapacityProfile, entries: Iterable[Entry], now: float, slots: list[Slot]) -> int:
+    """Place ``entries`` in order on ``profile``, each at its earliest start, appending their
+    slots; the index of the first that misses its latest end (it is not placed, and placement
+    stops), or -1 if none does."""
+    reserve = profile.reserve_earliest
+    append = slots.append
+    for i, (job, n, runtime, due, _) in enumerate(entries):
+        start = reserve(n, runtime, now, due)
+        end = start + runtime
+        if end > due:
+            return i
+        append((job, n, start, end))
+    return -1
+
+
+def unfill(profile: CapacityProfile, entries: Iterable[Entry], slots: Iterable[Slot]) -> None:
+    """Take the reservations of ``entries`` placed at ``slots`` back off ``profile``."""
+    for (_, n, start, _), (_, _, runtime, _, _) in zip(slots, entries, strict=True):
+        if start != math.inf:
+            profile.release(start, runtime, n)
+
+
+class Current(NamedTuple):
+    """The current schedule, from :func:`current_schedule`."""
+
+    entries: list[Entry]  # the waiting jobs in order of planned start
+    slots: list[Slot]  # their slots, in that order
+    snapshots: dict[int, CapacityProfile] | None  # the profile left by the first p of them
+    late: bool  # whether any job misses its deadline there
+
+
+def current_schedule(ctx: PlanContext, waiting: list[Entry], keep: Iterable[int] = ()) -> Current:
+    """The ``waiting`` jobs (in queue order) in order of planned start in the current schedule
+    (the queue's order placed conservatively; ties and never-placed jobs keep queue order, the
+    latter last), those already late there given no latest end, and their slots; if the queue
+    is already in that order (the conservative scheduler's compression keeps it so), the profile
+    left by its first ``p`` jobs for each ``p`` in ``keep`` (else None)."""
+    profile = ctx.capacity.copy()
+    reserve = profile.reserve_earliest
+    now = ctx.now
+    keep = set(keep)
+    snapshots: dict[int, CapacityProfile] = {}
+    placed: list[Entry] = []
+    slots: list[Slot] = []
+    late = False
+    for i, entry in enumerate(waiting):
+        if i in keep:
+            snapshots[i] = profile.copy()
+        job, n, runtime, due, rank = entry
+        start = reserve(n, runtime, now)
+        if start + runtime > due:
+            entry = (job, n, runtime, math.inf, rank)
+            late = True
+        placed.append(entry)
+        slots.append((job, n, start, start + runtime))
+    if len(waiting) in keep:
+        snapshots[len(waiting)] = profile
+    if all(a[2] <= b[2] for a, b in pairwise(slots)):
+        return Current(placed, slots, snapshots, late)
+    order = sorted(range(len(placed)), key=lambda i: slots[i][2])  # stable: ties keep order
+    return Current([placed[i] for i in order], [slots[i] for i in order], None, late)
+
+
+def precheck(new: Entry, ctx: PlanContext) -> Decision | None:
+    """Reject a job that can never run on the pool, or cannot meet its deadline even alone."""
+    job, n, runtime, _, _ = new
+    start = ctx.capacity.earliest_start(n, runtime, ctx.now)
+    if start == math.inf:
+        return Decision(
+            False, "no-fit", f"{n} processors for {runtime:.4g} h never fit the capacity"
+        )
+    end = start + runtime
+    if job.deadline is not None and end > job.deadline + TOLERANCE:
+        detail = (
+            f"even at its earliest start ({start:.4g} h) it would end at {end:.4g} h, after its "
+            f"deadline {job.deadline:.4g} h"
+        )
+        return Decision(False, "deadline-miss", detail, processors=n, start=start, end=end)
+    return None
+
+
+def accept(job: Job, ctx: PlanContext, slots: list[Slot], why: str, **extra) -> Decision:
+    """Admit ``job`` on the schedule ``slots`` (every waiting job's, in the order the queue
+    takes): the conservative scheduler's plan of the queue in that order on the same context.
+    ``extra`` goes to the :class:`Decision` (e.g. ``gain``)."""
+    _, n, start, end = next(slot for slot in slots if slot[0] is job)
+    value = job.utility(end)
+    due = "no deadline" if job.deadline is None else f"deadline {job.deadline:.4g} h"
+    return Decision(
+        True,
+        "meets-deadlines",
+        f"{why}; it runs {start:.4g}-{end:.4g} h ({due})",
+        processors=n,
+        start=start,
+        end=end,
+        expected_value=value,
+        expected_profit=value - ctx.rent(n, start, end),
+        queue_order=tuple(slot[0].id for slot in slots),
+        **extra,
+    )
+
+
+class Guarantee(Admission):
+    """What QoPS, MSB and MRT share: an order of the waiting jobs (``key``, None for their
+    planned starts), the entries of one decision, and :func:`precheck` before the policy's own
+    search (:meth:`search`)."""
+
+    def __init__(self, order: str, key: Callable[[Job], Rank] | None) -> None:
+        self.order = order
+        self.key = key
+
+    def decide(
+        self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
+    ) -> Decision:
+        new = entries((job,), self.key)[0]
+        rejected = precheck(new, ctx)
+        if rejected is not None:
+            return rejected
+        return self.search(new, entries(queue, self.key), ctx)
+
+    @abstractmethod
+    def search(self, new: Entry, waiting: list[Entry], ctx: PlanContext) -> Decision:
+        """Admit the job of ``new`` if a schedule of it and ``waiting`` (the queue's entries, in
+        queue order) meeting every deadline is found (it fits the pool, and meets its own
+        deadline alone)."""

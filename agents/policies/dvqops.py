@@ -1,0 +1,178 @@
+"""DVQoPS, dynamic value-aware QoPS (Islam, Balaji, Sabin & Sadayappan, OSU-CISRC-3/07-TR17,
+§4.3, Figure 4).
+
+The rule: VQoPS (:mod:`.vqops`) with an OC-Factor re-chosen every ``window`` hours (the rollback
+window): for each candidate OC-Factor a what-if simulation (:func:`.whatif.whatif_revenue`, the
+same VQoPS decision and scheduler as the live run) replays every job that arrived in the last
+``window`` hours, accepted or not; the one that earned most is used until the next change (§4.3.1,
+Figure 4c). Every ``max_window`` hours (64) the window itself is re-chosen from ``windows``
+({1, 2, 4, ..., 64} h, Figure 4b). Our reading of 4(b), where the text is brief: for each
+candidate window ``w``, the last ``max_window`` hours are replayed once with the OC-Factor
+changing every ``w`` hours to the one the what-ifs over the ``w`` hours before picked (what
+DVQoPS with that window would have earned there); the ``w`` earning most wins. Our choices:
+ties keep the current value (else the first candidate); the first OC-Factor is
+``initial_oc_factor`` (0) and the first window ``initial_window`` (``max_window``); the first
+change comes one window after the first arrival.
+
+State: unlike the other policies, DVQoPS learns: it keeps the jobs offered in the last
+``max_window + max(windows)`` hours and its current OC-Factor and window. Every decision carries
+them in ``Decision.params`` (``oc_factor``, ``rollback_window``), so the run records each change.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from agents.policies.base import Admission, Decision, PlanContext, Scheduler
+from agents.policies.deadline_schedule import Order
+from agents.policies.registry import register_admission
+from agents.policies.vqops import VQoPS, check_oc_factor
+from agents.policies.whatif import whatif_revenue
+from market.jobs import Job
+
+OC_FACTORS = (0.0, 0.05, 0.1, 0.2, 0.4)
+WINDOWS = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+
+
+def best_of(values: dict[float, float], current: float) -> float:
+    """The key earning most in ``values``; ``current`` on a tie with it, else the first."""
+    top = max(values.values())
+    if values.get(current) == top:
+        return current
+    return next(k for k, v in values.items() if v == top)
+
+
+@register_admission("dvqops")
+class DVQoPS(Admission):
+    """Dynamic VQoPS (§4.3, Figure 4): VQoPS whose OC-Factor follows what-if simulations.
+
+    Args:
+        oc_factors: the candidate OC-Factors (each >= 0; the paper's 0, 0.05, 0.1, 0.2, 0.4).
+        windows: the candidate rollback windows in hours (the paper's 1, 2, 4, ..., 64).
+        max_window: hours between window changes, and the span they are judged on (64).
+        initial_oc_factor, initial_window: before the first change (ours: 0 and max_window).
+        k, order, append, favour_urgent: VQoPS's.
+    """
+
+    def __init__(
+        self,
+        oc_factors: Sequence[float] = OC_FACTORS,
+        windows: Sequence[float] = WINDOWS,
+        max_window: float = 64.0,
+        initial_oc_factor: float = 0.0,
+        initial_window: float | None = None,
+        k: int = 5,
+        order: Order = "edf",
+        append: bool = True,
+        favour_urgent: bool = True,
+    ) -> None:
+        if not oc_factors:
+            raise ValueError("oc_factors must list at least one OC-Factor")
+        if not windows:
+            raise ValueError("windows must list at least one rollback window")
+        self.oc_factors = tuple(check_oc_factor(v, "oc_factors") for v in oc_factors)
+        if any(not w > 0 for w in windows):
+            raise ValueError(f"windows must be > 0 hours, got {list(windows)}")
+        if not max_window > 0:
+            raise ValueError(f"max_window must be > 0 hours, got {max_window}")
+        self.windows = tuple(float(w) for w in windows)
+        self.max_window = float(max_window)
+        self.oc_factor = check_oc_factor(initial_oc_factor, "initial_oc_factor")
+        self.window = self.max_window if initial_window is None else float(initial_window)
+        if not self.window > 0:
+            raise ValueError(f"initial_window must be > 0 hours, got {initial_window}")
+        self.vqops = VQoPS(initial_oc_factor, k, order, append, favour_urgent)
+        self.history: list[Job] = []  # jobs offered, by arrival
+        self._next_oc: float | None = None  # when the OC-Factor is next re-chosen
+        self._next_window: float | None = None  # when the window is next re-chosen
+        self._memo: dict[tuple[float, float, float], float] = {}  # what-ifs of one decision
+
+    def decide(
+        self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
+    ) -> Decision:
+        now = ctx.now
+        if self._next_oc is None:
+            self._next_oc, self._next_window = now + self.window, now + self.max_window
+        capacity = ctx.capacity.capacity
+        self._memo.clear()
+        if now >= self._next_window:
+            self._forget(now)
+            self.window = self.choose_window(now, capacity, scheduler)
+            self._next_window = now + self.max_window
+            self._next_oc = now  # re-choose the OC-Factor with the new window at once
+        if now >= self._next_oc:
+            self._forget(now)
+            self.oc_factor = self.choose_oc_factor(now, self.window, capacity, scheduler)
+            self._next_oc = now + self.window
+        self._memo.clear()  # what-ifs are shared only within this decision
+        self.history.append(job)
+        decision = self.vqops.decide_with(job, queue, ctx, self.oc_factor)
+        decision.params = {"oc_factor": self.oc_factor, "rollback_window": self.window}
+        return decision
+
+    # -- the what-if simulations -----------------------------------------------------------------
+    def revenue(
+        self, start: float, end: float, oc_factor: float, capacity: int, scheduler: Scheduler
+    ) -> float:
+        """What the jobs that arrived in ``[start, end)`` would have earned with ``oc_factor``."""
+        key = (start, end, oc_factor)
+        if key in self._memo:
+            return self._memo[key]
+        jobs = [j for j in self.history if start <= j.arrival < end]
+
+        def decide(job: Job, queue: Sequence[Job], ctx: PlanContext) -> Decision:
+            return self.vqops.decide_with(job, queue, ctx, oc_factor)
+
+        earned = self._memo[key] = whatif_revenue(jobs, capacity, decide, scheduler)
+        return earned
+
+    def choose_oc_factor(
+        self, now: float, window: float, capacity: int, scheduler: Scheduler
+    ) -> float:
+        """The candidate OC-Factor that earned most over the last ``window`` hours (Figure 4c)."""
+        earned = {
+            oc: self.revenue(now - window, now, oc, capacity, scheduler) for oc in self.oc_factors
+        }
+        return best_of(earned, self.oc_factor)
+
+    def choose_window(self, now: float, capacity: int, scheduler: Scheduler) -> float:
+        """The candidate window that would have earned most over the last ``max_window`` hours
+        (Figure 4b): for each ``w``, one replay of those hours in which the OC-Factor changes
+        every ``w`` hours to the one the what-ifs over the ``w`` hours before picked (what
+        DVQoPS with window ``w`` would have done)."""
+        start = now - self.max_window
+        scores = {}
+        for w in self.windows:
+            changes: list[tuple[float, float]] = []  # (from, OC-Factor), by time
+            at = start
+            while at < now:
+                changes.append((at, self.choose_oc_factor(at, w, capacity, scheduler)))
+                at += w
+            scores[w] = self._replay(start, now, changes, capacity, scheduler)
+        return best_of(scores, self.window)
+
+    def _replay(
+        self,
+        start: float,
+        end: float,
+        changes: list[tuple[float, float]],
+        capacity: int,
+        scheduler: Scheduler,
+    ) -> float:
+        """The revenue of the jobs that arrived in ``[start, end)`` with the OC-Factor of
+        ``changes`` in force at each arrival."""
+        jobs = [j for j in self.history if start <= j.arrival < end]
+        times = [t for t, _ in changes]
+
+        def decide(job: Job, queue: Sequence[Job], ctx: PlanContext) -> Decision:
+            oc = changes[max(bisect_right(times, job.arrival) - 1, 0)][1]
+            return self.vqops.decide_with(job, queue, ctx, oc)
+
+        return whatif_revenue(jobs, capacity, decide, scheduler)
+
+    def _forget(self, now: float) -> None:
+        """Drop jobs too old for any what-if simulation."""
+        horizon = now - self.max_window - max(self.windows)
+        if self.history and self.history[0].arrival < horizon:
+            self.history = [j for j in self.history if j.arrival >= horizon]

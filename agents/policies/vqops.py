@@ -1,0 +1,135 @@
+"""VQoPS, value-aware QoPS (Islam, Balaji, Sabin & Sadayappan, OSU-CISRC-3/07-TR17, §4.2.1,
+Figure 3).
+
+The rule: QoPS (:mod:`.qops`) supplies every feasible schedule of the waiting jobs plus the new
+one, one per insertion point; each is valued at the revenue its jobs would earn at their planned
+completions (their price functions, :mod:`market.workloads.priced`). The job is admitted on the
+best of them if its revenue gain over the current schedule is at least ``oc_factor`` x the job's
+size in processor-seconds (the statically assumed opportunity cost); else it is rejected with
+reason ``opportunity-cost``. Property 1 (backfilling favours urgent jobs): one more candidate is
+every job in order of price per processor-hour (urgent first), EDF within equal prices, taken
+only if it meets every deadline (``favour_urgent``, our reading). Our choices: the size uses the
+estimated runtime (what is known at admission); ties go to the earlier candidate (QoPS's order);
+``k``, ``order`` and ``append`` are QoPS's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from agents.policies.base import Admission, Decision, PlanContext, Scheduler
+from agents.policies.deadline_schedule import (
+    RANK,
+    Entry,
+    Order,
+    Slot,
+    accept,
+    current_schedule,
+    entries,
+    fill,
+    insertion_points,
+    precheck,
+)
+from agents.policies.qops import QoPS
+from agents.policies.registry import register_admission
+from market.jobs import Job
+
+SECONDS_PER_HOUR = 3600.0
+
+
+def check_oc_factor(value: float, name: str = "oc_factor") -> float:
+    """``value`` if it is a valid OC-Factor (>= 0), else a one-line ValueError naming ``name``."""
+    if not value >= 0:  # also rejects NaN
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return float(value)
+
+
+def revenue(slots: Sequence[Slot]) -> float:
+    """What the placed jobs of ``slots`` would pay at their planned ends."""
+    return math.fsum(job.utility(end) for job, _, start, end in slots if start != math.inf)
+
+
+def size_seconds(entry: Entry) -> float:
+    """A job's size in processor-seconds (§4.2.1), on its estimated runtime."""
+    _, n, runtime, _, _ = entry
+    return n * runtime * SECONDS_PER_HOUR
+
+
+@register_admission("vqops")
+class VQoPS(Admission):
+    """Value-aware QoPS (§4.2.1, Figure 3): admit on the best feasible schedule if its revenue
+    gain covers ``oc_factor`` x size.
+
+    Args:
+        oc_factor: the OC-Factor (>= 0; the paper tries 0, 0.05, 0.1, 0.2, 0.4).
+        k, order, append: QoPS's K-factor, heuristic and last insertion point.
+        favour_urgent: also try the urgent-first order (property 1; see the module docstring).
+    """
+
+    def __init__(
+        self,
+        oc_factor: float = 0.1,
+        k: int = 5,
+        order: Order = "edf",
+        append: bool = True,
+        favour_urgent: bool = True,
+    ) -> None:
+        self.oc_factor = check_oc_factor(oc_factor)
+        self.qops = QoPS(k=k, order=order, append=append)
+        self.favour_urgent = favour_urgent
+
+    def decide(
+        self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
+    ) -> Decision:
+        return self.decide_with(job, queue, ctx, self.oc_factor)
+
+    def decide_with(
+        self, job: Job, queue: Sequence[Job], ctx: PlanContext, oc_factor: float
+    ) -> Decision:
+        """The decision with ``oc_factor`` in place of this policy's own (what DVQoPS and its
+        what-if simulations call)."""
+        key = self.qops.key
+        new = entries((job,), key)[0]
+        rejected = precheck(new, ctx)
+        if rejected is not None:
+            return rejected
+        waiting = entries(queue, key)
+        current = current_schedule(ctx, waiting, insertion_points(len(waiting), self.qops.append))
+        candidates = [slots for _, slots, _ in self.qops.schedules(new, waiting, ctx, current)]
+        if self.favour_urgent:
+            urgent_first = _urgent_first(new, current.entries, ctx)
+            if urgent_first is not None:
+                candidates.append(urgent_first)
+        params = {"oc_factor": oc_factor}
+        if not candidates:
+            detail = self.qops.no_schedule(len(waiting))
+            return Decision(False, "deadline-miss", detail, params=params)
+        values = [revenue(slots) for slots in candidates]
+        best = max(range(len(values)), key=values.__getitem__)  # first of the best
+        gain = values[best] - revenue(current.slots)
+        cost = oc_factor * size_seconds(new)
+        if gain < cost:
+            detail = (
+                f"revenue gain {gain:.6g} of the best of {len(candidates)} feasible schedule(s) "
+                f"is below the opportunity cost {oc_factor:g} x {size_seconds(new):.6g} "
+                f"processor-seconds = {cost:.6g}"
+            )
+            return Decision(False, "opportunity-cost", detail, gain=gain, params=params)
+        why = f"schedule {best + 1} of {len(candidates)} gains {gain:.6g} >= {cost:.6g}"
+        return accept(job, ctx, candidates[best], why, gain=gain, params=params)
+
+
+def _urgent_first(new: Entry, arranged: list[Entry], ctx: PlanContext) -> list[Slot] | None:
+    """Every job by price per processor-hour, highest first (EDF among equals), placed in turn;
+    its slots if every deadline is met, else None (property 1 of §4.2)."""
+
+    def density(entry: Entry) -> float:
+        job, n, runtime, _, _ = entry
+        return job.utility.max_value / (n * runtime)
+
+    order = sorted([*arranged, new], key=lambda e: (-density(e), RANK(e)))
+    slots: list[Slot] = []
+    if fill(ctx.capacity.copy(), order, ctx.now, slots) >= 0:
+        return None
+    return slots
