@@ -46,6 +46,12 @@ if TYPE_CHECKING:
     from market.model import GridMarket
 
 
+#: A period's draw less likely than this counts as never happening (our choice): even at one
+#: draw per second (the shortest period a scenario may have) it comes once in 30,000 years, so a
+#: job waiting for it would stall the market (``market.model.STALL_AFTER``) all but surely.
+NEVER = 1e-12
+
+
 @dataclass(frozen=True, slots=True)
 class Uncertainty:
     """How actual availability deviates from the forecast (all zero: it never does)."""
@@ -125,6 +131,25 @@ class ResourceProviderAgent(mesa.Agent):
         """Processors the pool has for its tenants right now (leased ones included)."""
         return max(self.drawn - self.lost, 0)
 
+    @property
+    def most_available(self) -> int:
+        """The most processors the pool can ever have for its tenants: its capacity, or the
+        largest draw around ``capacity * (1 - overbooking)`` more likely than :data:`NEVER` per
+        period (:meth:`~market.forecast.AvailabilityModel.most`; outages only take processors
+        away)."""
+        if not self.varies:
+            return self.capacity
+        mean = self.capacity * (1.0 - self.uncertainty.overbooking)
+        return self.availability_model.most(mean, NEVER)
+
+    def chance_of(self, processors: int) -> float:
+        """The probability that a period's draw gives at least ``processors`` (1 if the pool
+        never varies and has them)."""
+        if not self.varies:
+            return float(processors <= self.capacity)
+        mean = self.capacity * (1.0 - self.uncertainty.overbooking)
+        return self.availability_model.prob_at_least(mean, processors)
+
     def available(self) -> int:
         """Processors free to rent right now."""
         return max(self.availability - self.in_use, 0)
@@ -185,6 +210,14 @@ class ResourceProviderAgent(mesa.Agent):
         rent = self.price.cost(lease.processors, lease.start, now)
         self.model.ledger.transfer(now, lease.tenant, self.name, rent, Kind.RENT, lease.job)
         return rent
+
+    def freed(self, by: ServiceProviderAgent) -> None:
+        """``by`` released processors now: every other tenant with waiting jobs runs its
+        scheduler (§3.3: "whenever ... the number of available resources changes"); ``by``
+        runs its own anyway. Told once per completion event, after all its releases."""
+        for tenant in self.tenants:
+            if tenant is not by:
+                tenant.capacity_changed()
 
     # -- what really happens -------------------------------------------------------------------
     def _changed(self) -> None:

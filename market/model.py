@@ -23,7 +23,7 @@ import mesa
 
 from agents.client import ClientAgent
 from agents.policies import make_admission, make_scheduler
-from agents.resource_provider import ResourceProviderAgent, Uncertainty
+from agents.resource_provider import NEVER, ResourceProviderAgent, Uncertainty
 from agents.service_provider import ServiceProviderAgent
 from market.clock import Clock, collector_paused
 from market.ledger import Ledger
@@ -65,6 +65,7 @@ class GridMarket(mesa.Model):
         self.end_time: float | None = None
         self.arrivals = 0
         self.last_progress = 0.0  # when a job last arrived or ended
+        self.stall_after = STALL_AFTER  # see check_stalled
 
         # Child streams: clients first, so that job streams never depend on the rest.
         client_streams = self.rng.spawn(len(scenario.clients))
@@ -123,6 +124,19 @@ class GridMarket(mesa.Model):
         """Jobs ended now (a job that starts ends later, or runs: see :meth:`check_stalled`)."""
         self.last_progress = self.time
 
+    def cannot_run(self, provider: ServiceProviderAgent, job, need: int) -> None:
+        """Raise :class:`MarketStalled`: ``provider`` committed ``job``, which needs ``need``
+        processors, more than its resource provider can ever offer (an over-booked pool,
+        :attr:`~agents.resource_provider.ResourceProviderAgent.most_available`)."""
+        rp = provider.resource_provider
+        u = rp.uncertainty
+        odds = f"; more comes less than {NEVER:g} a period" if u.sigma > 0 else ""
+        raise MarketStalled(
+            f"the market cannot finish (t={self.time:g}): job {job.id} of {provider.name} needs "
+            f"at least {need} processors, but {rp.name} (over-booked by {u.overbooking:.0%}) can "
+            f"never offer more than {rp.most_available} of its {rp.capacity}{odds}"
+        )
+
     def check_finished(self) -> None:
         """Stop once every client has submitted everything and every provider is idle."""
         if not self.running:
@@ -166,13 +180,13 @@ class GridMarket(mesa.Model):
 
     def check_stalled(self) -> None:
         """Raise :class:`MarketStalled` if the market cannot progress: nothing is scheduled, or
-        for ``STALL_AFTER`` hours no job arrived or ended while none runs (a running job always
-        ends, however long it takes)."""
+        for ``stall_after`` hours (:data:`STALL_AFTER`) no job arrived or ended while none runs
+        (a running job always ends, however long it takes)."""
         if not self.running:
             return
         nothing = self.next_event_time() is None
         running = any(sp.running for sp in self.service_providers.values())
-        if nothing or (not running and self.time - self.last_progress > STALL_AFTER):
+        if nothing or (not running and self.time - self.last_progress > self.stall_after):
             raise MarketStalled(f"the market stalled at t={self.time:g}: {self._why_stalled()}")
 
     def _why_stalled(self) -> str:
@@ -180,12 +194,22 @@ class GridMarket(mesa.Model):
         for sp in self.service_providers.values():
             if sp.queue:
                 rp = sp.resource_provider
-                narrowest = min(job.shapes[0] for job in sp.queue)
-                waiting.append(
-                    f"{sp.name} has {len(sp.queue)} jobs waiting (the narrowest needs "
-                    f"{narrowest} processors) and {rp.name} has {rp.availability} of its "
-                    f"{rp.capacity} processors available"
+                need = min(sp.least_need(job) for job in sp.queue)
+                why = (
+                    f"{sp.name} has {len(sp.queue)} jobs waiting (the narrowest needs {need} "
+                    f"processors) and {rp.name} has {rp.availability} of its {rp.capacity} "
+                    f"processors available"
                 )
+                if rp.varies:  # the likely cause: a job the pool hardly ever has room for
+                    u = rp.uncertainty
+                    job = min(sp.queue, key=lambda j: rp.chance_of(sp.least_need(j)))
+                    n = sp.least_need(job)
+                    why += (
+                        f" (over-booked by {u.overbooking:.0%}, {rp.lost} lost in outages now; "
+                        f"job {job.id} needs {n}, which a {u.period:g}-hour period offers with "
+                        f"probability {rp.chance_of(n):.3g})"
+                    )
+                waiting.append(why)
         return "; ".join(waiting) or "nothing is scheduled and not every job has been submitted"
 
     def result(self) -> RunResult:
