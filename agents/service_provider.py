@@ -136,7 +136,7 @@ class ServiceProviderAgent(mesa.Agent):
         self.planner.admit(job, record.decision, self.model.time)
         need = self.least_need(job)
         if need > self.resource_provider.most_available:
-            self.model.cannot_run(self, job, need)
+            self.model.note_never_runs(self, job, need)
         self._request_dispatch()
 
     def least_need(self, job: Job) -> int:

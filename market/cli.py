@@ -37,7 +37,7 @@ import pandas as pd
 
 from market.batch import BatchError, SweepInterrupted, make_executor, run_sweep
 from market.limits import MAX_SEED
-from market.model import GridMarket
+from market.model import GridMarket, MarketStalled
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
 from market.sweep import SweepPlan
@@ -158,7 +158,11 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     variants = scenario.expand(args.scenario)  # validates every variant before anything runs
     summaries, jobs = [], []
     for label, variant in variants:
-        result = GridMarket(variant, seed=args.seed).run()
+        try:
+            result = GridMarket(variant, seed=args.seed).run()
+        except MarketStalled as exc:  # one line naming the cause; say which run
+            where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
+            raise MarketStalled(f"{where}: {exc}") from None
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
     summary = pd.concat(summaries, ignore_index=True)
@@ -335,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
                 where = f"{args.host}:{args.port}"
                 raise UsageError(f"dashboard: cannot serve on {where} ({reason})") from None
             return 0
-    except (UsageError, ScenarioError, BatchError, ReportError, SwfError) as exc:
+    except (UsageError, ScenarioError, BatchError, ReportError, SwfError, MarketStalled) as exc:
         print(f"gridmarket: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

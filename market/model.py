@@ -66,6 +66,7 @@ class GridMarket(mesa.Model):
         self.arrivals = 0
         self.last_progress = 0.0  # when a job last arrived or ended
         self.stall_after = STALL_AFTER  # see check_stalled
+        self.never_finishes: str | None = None  # why, once a committed job can never run
 
         # Child streams: clients first, so that job streams never depend on the rest.
         client_streams = self.rng.spawn(len(scenario.clients))
@@ -124,14 +125,17 @@ class GridMarket(mesa.Model):
         """Jobs ended now (a job that starts ends later, or runs: see :meth:`check_stalled`)."""
         self.last_progress = self.time
 
-    def cannot_run(self, provider: ServiceProviderAgent, job, need: int) -> None:
-        """Raise :class:`MarketStalled`: ``provider`` committed ``job``, which needs ``need``
-        processors, more than its resource provider can ever offer (an over-booked pool,
-        :attr:`~agents.resource_provider.ResourceProviderAgent.most_available`)."""
+    def note_never_runs(self, provider: ServiceProviderAgent, job, need: int) -> None:
+        """``provider`` committed ``job``, which needs ``need`` processors, more than its
+        resource provider can ever offer (an over-booked pool,
+        :attr:`~agents.resource_provider.ResourceProviderAgent.most_available`): the market can
+        never finish, and :meth:`check_stalled` says so (the first such job is named)."""
+        if self.never_finishes is not None:
+            return
         rp = provider.resource_provider
         u = rp.uncertainty
         odds = f"; more comes less than {NEVER:g} a period" if u.sigma > 0 else ""
-        raise MarketStalled(
+        self.never_finishes = (
             f"the market cannot finish (t={self.time:g}): job {job.id} of {provider.name} needs "
             f"at least {need} processors, but {rp.name} (over-booked by {u.overbooking:.0%}) can "
             f"never offer more than {rp.most_available} of its {rp.capacity}{odds}"
@@ -179,9 +183,12 @@ class GridMarket(mesa.Model):
         return self.result()
 
     def check_stalled(self) -> None:
-        """Raise :class:`MarketStalled` if the market cannot progress: nothing is scheduled, or
-        for ``stall_after`` hours (:data:`STALL_AFTER`) no job arrived or ended while none runs
-        (a running job always ends, however long it takes)."""
+        """Raise :class:`MarketStalled` if the market cannot progress: a committed job can never
+        run (:meth:`note_never_runs`), nothing is scheduled, or for ``stall_after`` hours
+        (:data:`STALL_AFTER`) no job arrived or ended while none runs (a running job always
+        ends, however long it takes). :meth:`run` checks before every sample."""
+        if self.never_finishes is not None:
+            raise MarketStalled(self.never_finishes)
         if not self.running:
             return
         nothing = self.next_event_time() is None

@@ -216,3 +216,16 @@ def check_invariants(model: GridMarket) -> None:
     balances = model.ledger.balances()
     moved = math.fsum(abs(b) for b in balances.values())
     assert abs(math.fsum(balances.values())) <= TOLERANCE * max(moved, 1.0), "money not conserved"
+
+
+def stalled_on_availability(model: GridMarket) -> bool:
+    """Whether a stall is explained by the pools' chances: a waiting job needs what its pool
+    offers so rarely that the stall window (``model.stall_after``) would see it fewer than
+    three times on average (outages aside)."""
+    for sp in model.service_providers.values():
+        rp = sp.resource_provider
+        if sp.queue and rp.varies:
+            chance = min(rp.chance_of(sp.least_need(job)) for job in sp.queue)
+            if chance * model.stall_after / rp.uncertainty.period < 3:
+                return True
+    return False
