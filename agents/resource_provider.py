@@ -18,8 +18,11 @@ resources ... or it might suffer equipment failures"). With an :class:`Uncertain
   for an exponential time of mean ``outage_duration`` hours; they are not forecast either.
 
 A lease already granted is never taken back (no preemption): when availability falls below what
-is leased, only new rentals wait. Tenants are told whenever availability changes, so that their
-schedulers run again (§3.3: "whenever ... the number of available resources changes").
+is leased, only new rentals wait. Tenants are told whenever availability changes, and whenever
+another tenant's job ends and frees processors (:meth:`ResourceProviderAgent.freed`), so that
+their schedulers run again (§3.3: "whenever ... the number of available resources changes").
+Over-booking may leave a pool that can never hold a job its tenant committed (a surprise to the
+tenant): ``most_available`` is the most it can ever offer, which the model checks jobs against.
 """
 
 from __future__ import annotations
@@ -103,6 +106,13 @@ class ResourceProviderAgent(mesa.Agent):
         self.availability_model = AvailabilityModel(
             capacity, self.uncertainty.sigma, self.uncertainty.distribution
         )
+        # The most processors the pool can ever have for its tenants: its capacity, or the
+        # largest draw around capacity x (1 - overbooking) more likely than NEVER a period
+        # (outages only take processors away).
+        self.most_available = capacity
+        if self.varies:
+            mean = capacity * (1.0 - self.uncertainty.overbooking)
+            self.most_available = self.availability_model.most(mean, NEVER)
         self.tenants: list[ServiceProviderAgent] = []
         self.leases: dict[int, Lease] = {}
         # The announced ends of the leases, in order, and the processors ending at each.
@@ -130,17 +140,6 @@ class ResourceProviderAgent(mesa.Agent):
     def availability(self) -> int:
         """Processors the pool has for its tenants right now (leased ones included)."""
         return max(self.drawn - self.lost, 0)
-
-    @property
-    def most_available(self) -> int:
-        """The most processors the pool can ever have for its tenants: its capacity, or the
-        largest draw around ``capacity * (1 - overbooking)`` more likely than :data:`NEVER` per
-        period (:meth:`~market.forecast.AvailabilityModel.most`; outages only take processors
-        away)."""
-        if not self.varies:
-            return self.capacity
-        mean = self.capacity * (1.0 - self.uncertainty.overbooking)
-        return self.availability_model.most(mean, NEVER)
 
     def chance_of(self, processors: int) -> float:
         """The probability that a period's draw gives at least ``processors`` (1 if the pool

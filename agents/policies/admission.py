@@ -12,8 +12,8 @@
   probability at least ``1 - r`` (:meth:`market.forecast.Forecast.plan_probability`); if none can,
   it tries again planning on less capacity, and rejects the job as ``too-risky`` when no level
   works (see :mod:`agents.policies.risk`).
-- :class:`AcceptAll`: admits every job that fits the pool at all; the paper's reference point
-  ("simply accepting all jobs did poorly under overload").
+- :class:`AcceptAll`: admits every job that fits the pool at all, on a shape its scheduler runs;
+  the paper's reference point ("simply accepting all jobs did poorly under overload").
 """
 
 from __future__ import annotations
@@ -128,7 +128,9 @@ class AcceptAll(Admission):
         shapes = scheduler.shapes(job)
         fitting = [n for n in shapes if n <= pool]
         if not fitting:
-            detail = f"no shape the scheduler runs it on ({shapes}) fits the pool of {pool}"
+            detail = f"no shape of {job.shapes} fits the pool"
+            if tuple(shapes) != tuple(job.shapes):
+                detail = f"no shape {scheduler.name} runs it on ({shapes}) fits the pool of {pool}"
             return Decision(False, "no-fit", detail)
         jobs = [*queue, job]
         plan = scheduler.plan(ctx, jobs)  # for its prediction (EASY may give none)
