@@ -101,13 +101,15 @@ def test_no_admission_policy_admits_a_shape_wider_than_the_pool():
 
 @pytest.mark.parametrize("scheduler", ["sjf", "first_profit", "fcfs"])
 def test_accept_all_with_a_scheduler_wider_than_the_pool_finishes(scheduler):
-    # Issue 14: SJF on a 4-processor pool with jobs of shapes 1-5 admitted every job on the
-    # narrowest shape, and none ever started.
+    # Issue 14: on a 4-processor pool with jobs of shapes 1-5, accept_all admitted every job
+    # for SJF (which runs only 5) and left the others unpinned on the scheduler's own shape (5
+    # for FCFS; FirstProfit's most profitable, 5 on a free pool): none ever started. Now SJF
+    # rejects them all and the others run every job on at most 4 processors.
     model = _market(
         {
             "resource_providers": [{"name": "r", "capacity": 4, "price": 0.0}],
             "service_providers": [{"name": "s", "scheduler": scheduler, "admission": "accept_all"}],
-            "clients": [{"name": "c", "workload": {"kind": "profit", "jobs": 30}}],
+            "clients": [{"name": "c", "workload": {"kind": "profit", "jobs": 10}}],
         }
     )
     model.run()
