@@ -14,10 +14,12 @@ run: venv
 
 test: venv
 	$(BIN)/ruff check market agents dashboards tests
+	$(BIN)/lint-imports
 	$(BIN)/pytest
 
 lint: venv
 	$(BIN)/ruff check market agents dashboards tests
+	$(BIN)/lint-imports
 	$(BIN)/ruff format --check market agents dashboards tests
 
 # Speed figures (tests/benchmarks), run on demand, never in CI.

@@ -8,7 +8,8 @@ for processors when a job is due (:meth:`rent`) and gives them back when it ends
 (the "uncertainty estimator" of §3.2), and the leases already granted.
 
 What is really there can differ from the forecast (§1.1: a resource provider "might over-book
-resources ... or it might suffer equipment failures"). With an :class:`Uncertainty`:
+resources ... or it might suffer equipment failures"). With an
+:class:`~market.scenario.UncertaintySpec`:
 
 - every ``period`` hours the availability is drawn afresh: the forecast plus an error of standard
   deviation ``sigma`` (see :mod:`market.forecast`), independently of other periods;
@@ -41,6 +42,7 @@ from market.clock import handler
 from market.forecast import AvailabilityModel, Forecast
 from market.ledger import Kind
 from market.pricing import PriceSchedule
+from market.scenario import UncertaintySpec
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,24 +55,6 @@ if TYPE_CHECKING:
 #: draw per second (the shortest period a scenario may have) it comes once in 30,000 years, so a
 #: job waiting for it would stall the market (``market.model.STALL_AFTER``) all but surely.
 NEVER = 1e-12
-
-
-@dataclass(frozen=True, slots=True)
-class Uncertainty:
-    """How actual availability deviates from the forecast (all zero: it never does)."""
-
-    sigma: float = 0.0
-    distribution: str = "normal"
-    period: float = 1.0
-    overbooking: float = 0.0
-    outage_rate: float = 0.0
-    outage_duration: float = 1.0
-    outage_share: float = 0.5
-
-    @property
-    def varies(self) -> bool:
-        """Whether availability ever differs from the pool."""
-        return self.sigma > 0 or self.overbooking > 0 or self.outage_rate > 0
 
 
 @dataclass(slots=True)
@@ -94,14 +78,14 @@ class ResourceProviderAgent(mesa.Agent):
         name: str,
         capacity: int,
         price: PriceSchedule | float,
-        uncertainty: Uncertainty | None = None,
+        uncertainty: UncertaintySpec | None = None,
         rng: np.random.Generator | None = None,
     ) -> None:
         super().__init__(model)
         self.name = name
         self.capacity = capacity
         self.price = price if isinstance(price, PriceSchedule) else PriceSchedule.constant(price)
-        self.uncertainty = uncertainty or Uncertainty()
+        self.uncertainty = uncertainty or UncertaintySpec()
         self.varies = self.uncertainty.varies  # whether availability ever differs from the pool
         self.availability_model = AvailabilityModel(
             capacity, self.uncertainty.sigma, self.uncertainty.distribution

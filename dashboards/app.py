@@ -23,7 +23,10 @@ from dash import Dash, dcc, html
 
 from dashboards import scenario_files
 from dashboards.callbacks import Callbacks
-from dashboards.session import Registry, Session, Setup, load_scenario
+from dashboards.registry import Registry
+from dashboards.scenario_files import load_scenario
+from dashboards.session import Session
+from dashboards.setup import Setup
 from dashboards.views import GRAPHS, timeseries_figure
 from market.scenario import ScenarioError
 from market.scenario_files import ScenarioFileError, resolve, shipped_dir

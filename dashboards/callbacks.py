@@ -34,16 +34,10 @@ from dash import ALL, MATCH, Input, Output, State, ctx, dcc, no_update
 from dash.exceptions import PreventUpdate
 
 from dashboards import scenario_files
-from dashboards.session import (
-    PARAMS_BY_NAME,
-    SESSION_ID,
-    Registry,
-    Session,
-    Setup,
-    SetupError,
-    check_param,
-    load_scenario,
-)
+from dashboards.registry import SESSION_ID, Registry
+from dashboards.scenario_files import load_scenario
+from dashboards.session import Session
+from dashboards.setup import PARAMS_BY_NAME, Setup, SetupError, check_param
 from dashboards.views import (
     GRAPHS,
     decisions_view,

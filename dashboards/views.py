@@ -15,13 +15,12 @@ from typing import Any
 
 from dash import dcc, html
 
-from dashboards.session import (
+from dashboards.session import Line, as_list
+from dashboards.setup import (
     MODES,
     PARAMS,
     POOLS,
-    Line,
     Setup,
-    as_list,
     check_param,
     param_enabled,
     param_values,

@@ -32,16 +32,19 @@ import sys
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from market.batch import BatchError, SweepInterrupted, make_executor, run_sweep
+from market.export import ExportError, export_schedules
 from market.limits import MAX_SEED
 from market.model import GridMarket, MarketStalled
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
 from market.sweep import SweepPlan
-from market.swf import SwfError, format_trace_info, trace_info
+from market.swf import SwfError
+from market.traces import format_trace_info, trace_info
 
 TABLE_COLUMNS = {
     "variant": "variant",
@@ -56,6 +59,11 @@ TABLE_COLUMNS = {
     "profit": "profit",
     "profit_rate": "profit/h",
     "realised_pct": "realised %",
+}
+#: Shown too when some provider has a value (deadline workloads: Yeo & Buyya ICPP'06 §4).
+DEADLINE_COLUMNS = {
+    "deadlines_fulfilled_pct": "fulfilled %",
+    "mean_slowdown_fulfilled": "slowdown (fulfilled)",
 }
 
 
@@ -85,6 +93,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=["table", "json", "csv"], default="table")
     run.add_argument(
         "--jobs-out", metavar="FILE", help="write the per-job table (.csv or .parquet)"
+    )
+    run.add_argument(
+        "--jobs-format",
+        choices=["table", "swf", "evalys"],
+        help="--jobs-out as the per-job table (default; .swf: swf), an SWF trace of each "
+        "schedule, or Batsim/evalys jobs.csv (see market/export.py)",
     )
 
     sweep = commands.add_parser("sweep", help="run a scenario's sweep, saving every run")
@@ -122,13 +136,22 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--skip-bad", action="store_true", help="skip malformed lines, counted")
     info.add_argument("--processors", type=int, help="machine size (default: the trace's MaxProcs)")
 
-    dashboard = commands.add_parser("dashboard", help="watch and steer market runs in a browser")
-    dashboard.add_argument(
-        "scenario", nargs="?", help="the scenario new tabs start with (profit/default.yaml)"
-    )
-    dashboard.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    dashboard.add_argument("--port", type=int, default=8050, help="port (8050)")
+    for plugin in plugins().values():
+        plugin.add_arguments(commands.add_parser(plugin.NAME, help=plugin.HELP))
     return parser
+
+
+PLUGIN_GROUP = "gridmarket.commands"
+
+
+def plugins() -> dict[str, Any]:
+    """Commands other packages register under the ``gridmarket.commands`` entry point (the
+    dashboard's): modules with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``."""
+    found = {}
+    for entry in metadata.entry_points(group=PLUGIN_GROUP):
+        module = entry.load()
+        found[module.NAME] = module
+    return found
 
 
 def version() -> str:
@@ -140,7 +163,8 @@ def version() -> str:
         return "unknown"
 
 
-def _in_range(option: str, value: int | None, low: int, high: int) -> None:
+def in_range(option: str, value: int | None, low: int, high: int) -> None:
+    """A one-line :class:`UsageError` unless ``low <= value <= high`` (or no value)."""
     if value is not None and not low <= value <= high:
         raise UsageError(f"{option}: {value} is out of range (from {low} to {high})")
 
@@ -149,14 +173,13 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket run``: every variant of the scenario on one seed."""
     out = sys.stdout if out is None else out
     jobs_out = Path(args.jobs_out) if args.jobs_out else None
-    if jobs_out is not None and jobs_out.suffix not in (".csv", ".parquet"):
-        raise UsageError(f"--jobs-out: {jobs_out} must end in .csv or .parquet")
-    _in_range("--seed", args.seed, 0, MAX_SEED)
+    jobs_format = _jobs_format(jobs_out, args.jobs_format)
+    in_range("--seed", args.seed, 0, MAX_SEED)
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
     variants = scenario.expand(args.scenario)  # validates every variant before anything runs
-    summaries, jobs = [], []
+    summaries, jobs, runs = [], [], []
     for label, variant in variants:
         try:
             result = GridMarket(variant, seed=args.seed).run()
@@ -165,6 +188,7 @@ def run_command(args: argparse.Namespace, out=None) -> int:
             raise MarketStalled(f"{where}: {exc}") from None
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
+        runs.append((label, variant, result))
     summary = pd.concat(summaries, ignore_index=True)
     summary = summary[["variant", "seed", *[c for c in summary if c not in ("variant", "seed")]]]
     if args.format == "json":
@@ -175,7 +199,13 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         _print_table(summary, scenario.name, out)
     if jobs_out is not None:  # after the summary: a failed write loses nothing printed
         out.flush()
-        _write_jobs(pd.concat(jobs, ignore_index=True), jobs_out)
+        if jobs_format != "table":
+            try:
+                export_schedules(jobs_out, jobs_format, runs)
+            except ExportError as exc:
+                raise UsageError(f"--jobs-out: {exc}") from None
+        else:
+            _write_jobs(pd.concat(jobs, ignore_index=True), jobs_out)
     return 0
 
 
@@ -221,6 +251,12 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
             file=sys.stderr,
         )
         return 130
+    if report.damaged:
+        print(
+            f"gridmarket: warning: {len(report.damaged)} damaged results part(s) set aside as "
+            f"*.damaged (e.g. {report.damaged[0]}); their runs were run again",
+            file=sys.stderr,
+        )
     if report.todo == 0:
         print(f"nothing to run: all {report.planned} runs are in {target}", file=out)
     else:
@@ -278,6 +314,20 @@ def report_command(args: argparse.Namespace, out=None) -> int:
     return 0
 
 
+def _jobs_format(path: Path | None, chosen: str | None) -> str:
+    """The --jobs-out format: as chosen, else swf for .swf(.gz), else the per-job table."""
+    if path is None:
+        if chosen is not None:
+            raise UsageError("--jobs-format: needs --jobs-out FILE")
+        return "table"
+    name = path.name.lower()
+    fmt = chosen or ("swf" if name.endswith((".swf", ".swf.gz")) else "table")
+    wanted = {"table": (".csv", ".parquet"), "swf": (".swf", ".swf.gz"), "evalys": (".csv",)}
+    if not name.endswith(wanted[fmt]):
+        raise UsageError(f"--jobs-out: {path} must end in {' or '.join(wanted[fmt])} for {fmt}")
+    return fmt
+
+
 def _write_jobs(frame: pd.DataFrame, path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -297,12 +347,15 @@ def _print_table(summary: pd.DataFrame, title: str, out) -> None:
     from rich.table import Table
 
     table = Table(title=f"{title} (seed {summary['seed'].iloc[0]})")
-    for column, label in TABLE_COLUMNS.items():
+    columns = TABLE_COLUMNS | {
+        c: label for c, label in DEADLINE_COLUMNS.items() if summary[c].notna().any()
+    }
+    for column, label in columns.items():
         numeric = pd.api.types.is_numeric_dtype(summary[column])
         table.add_column(label, justify="right" if numeric else "left")
     for row in summary.itertuples(index=False):
         cells = []
-        for column in TABLE_COLUMNS:
+        for column in columns:
             value = getattr(row, column)
             if isinstance(value, float):
                 cells.append("-" if math.isnan(value) else f"{value:,.1f}")
@@ -324,21 +377,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "report":
             return report_command(args)
         if args.command == "trace":
-            _in_range("--processors", args.processors, 1, 10**9)
+            in_range("--processors", args.processors, 1, 10**9)
             info = trace_info(args.file, skip_bad=args.skip_bad, max_procs=args.processors)
             print(format_trace_info(info))
             return 0
-        if args.command == "dashboard":
-            _in_range("--port", args.port, 1, 65535)
-            from dashboards.app import serve
-
-            try:
-                serve(args.host, args.port, args.scenario)
-            except OSError as exc:  # the port is taken, the host is not this machine's...
-                reason = exc.strerror or str(exc)
-                where = f"{args.host}:{args.port}"
-                raise UsageError(f"dashboard: cannot serve on {where} ({reason})") from None
-            return 0
+        plugin = plugins().get(args.command)
+        if plugin is not None:
+            return plugin.run(args)
     except (UsageError, ScenarioError, BatchError, ReportError, SwfError, MarketStalled) as exc:
         print(f"gridmarket: error: {exc}", file=sys.stderr)
         return 2

@@ -43,6 +43,11 @@ class Job:
         deadline: optional completion deadline (hours), for deadline-guarantee policies.
         client: the name of the submitting client, if any.
         kind: a free label from the workload (e.g. "high-value/steep").
+        best_effort: the client set no deadline; a deadline the job carries anyway was given by
+            the provider's scheme (QoPS's relaxed deadline for such jobs, §4.2), and the job is
+            measured as best-effort (response time, slowdown).
+        swf_job: the SWF job number (field 1) of a trace job, None for synthetic jobs; a
+            duplicate made to raise a trace's load carries its original's number.
     """
 
     id: int
@@ -55,6 +60,8 @@ class Job:
     deadline: float | None = None
     client: str | None = None
     kind: str = ""
+    best_effort: bool = False
+    swf_job: int | None = None
     _estimate: float = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -84,6 +91,8 @@ class Job:
         deadline: float | None = None,
         client: str | None = None,
         kind: str = "",
+        best_effort: bool = False,
+        swf_job: int | None = None,
     ) -> Job:
         """A rigid job on ``processors`` (serial fraction 0) from numbers the caller has
         checked (work and estimate > 0, processors >= 1): the job the constructor gives,
@@ -100,6 +109,8 @@ class Job:
         put(job, "deadline", deadline)
         put(job, "client", client)
         put(job, "kind", kind)
+        put(job, "best_effort", best_effort)
+        put(job, "swf_job", swf_job)
         put(job, "_estimate", work_estimate)
         return job
 

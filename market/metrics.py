@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from market.fulfilment import deadline_summary
+
 if TYPE_CHECKING:
     from agents.service_provider import ServiceProviderAgent
     from market.model import GridMarket
@@ -72,7 +74,7 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
     offered_work = math.fsum(r.job.work for r in records)
     unadmitted_work = math.fsum(r.job.work for r in records if not r.committed)
     missed = sum(1 for r in done if r.job.deadline is not None and r.end > r.job.deadline + 1e-9)
-    best_effort = [r for r in done if r.job.deadline is None or r.job.kind == "no-deadline"]
+    best_effort = [r for r in done if r.job.deadline is None or r.job.best_effort]
     responses = [r.end - r.job.arrival for r in best_effort]
     slowdowns = [
         max(1.0, (r.end - r.job.arrival) / max(r.end - r.start, SLOWDOWN_BOUND))
@@ -107,4 +109,4 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
         "mean_response": _mean(responses),
         "mean_slowdown": _mean(slowdowns),
         "end_time": now,
-    }
+    } | deadline_summary(model, sp)

@@ -22,14 +22,16 @@ import math
 import mesa
 
 from agents.client import ClientAgent
-from agents.policies import make_admission, make_scheduler
-from agents.resource_provider import NEVER, ResourceProviderAgent, Uncertainty
+from agents.cluster_provider import cluster_provider
+from agents.policies import make_admission, make_cluster, make_scheduler
+from agents.resource_provider import NEVER, ResourceProviderAgent
 from agents.service_provider import ServiceProviderAgent
 from market.clock import Clock, collector_paused
 from market.ledger import Ledger
 from market.metrics import provider_timeseries_reporters
 from market.result import RunResult
 from market.scenario import Scenario
+from market.snapshot import MarketSnapshot, snapshot
 
 STALL_AFTER = 100_000.0  # hours with jobs waiting, none running and nothing arriving
 
@@ -67,49 +69,62 @@ class GridMarket(mesa.Model):
         self.last_progress = 0.0  # when a job last arrived or ended
         self.stall_after = STALL_AFTER  # see check_stalled
         self.never_finishes: str | None = None  # why, once a committed job can never run
+        self.stalled: str | None = None  # why the market cannot progress, once it cannot
 
         # Child streams: clients first, so that job streams never depend on the rest.
         client_streams = self.rng.spawn(len(scenario.clients))
         provider_streams = self.rng.spawn(len(scenario.resource_providers))
-        self.resource_providers = {
-            rp.name: ResourceProviderAgent(
-                self,
-                rp.name,
-                rp.capacity,
-                rp.price_schedule(),
-                Uncertainty(**rp.uncertainty.model_dump()),
-                stream,
-            )
-            for rp, stream in zip(scenario.resource_providers, provider_streams, strict=True)
-        }
-        default_rp = scenario.resource_providers[0].name
-        self.service_providers = {
-            sp.name: ServiceProviderAgent(
-                self,
-                sp.name,
-                make_scheduler(sp.scheduler.name, **sp.scheduler.params),
-                make_admission(sp.admission.name, **sp.admission.params),
-                self.resource_providers[sp.resource_provider or default_rp],
-                risk=sp.risk,
-                reshape=sp.reshape,
-            )
-            for sp in scenario.service_providers
-        }
-        self.clients = {}
-        first_id = 0
-        for spec, stream in zip(scenario.clients, client_streams, strict=True):
-            jobs = spec.workload.generate(stream, first_id=first_id, client=spec.name)
-            first_id += len(jobs)
-            providers = [self.service_providers[name] for name in spec.providers or []] or list(
-                self.service_providers.values()
-            )
-            self.clients[spec.name] = ClientAgent(self, spec.name, jobs, providers, spec.offer_rule)
-
+        self.resource_providers = self._create_resource_providers(provider_streams)
+        self.service_providers = self._create_service_providers()
+        self.clients = self._create_clients(client_streams)
         self.datacollector = mesa.DataCollector(
-            agenttype_reporters={ServiceProviderAgent: provider_timeseries_reporters()}
+            agenttype_reporters={
+                kind: provider_timeseries_reporters()
+                for kind in dict.fromkeys(type(sp) for sp in self.service_providers.values())
+            }
         )
         self.datacollector.collect(self)
         self.check_finished()
+
+    # -- building ------------------------------------------------------------------------------
+    def _create_resource_providers(self, streams) -> dict[str, ResourceProviderAgent]:
+        """The resource providers by name, each with its own random stream."""
+        return {
+            rp.name: ResourceProviderAgent(
+                self, rp.name, rp.capacity, rp.price_schedule(), rp.uncertainty, stream
+            )
+            for rp, stream in zip(self.spec.resource_providers, streams, strict=True)
+        }
+
+    def _create_service_providers(self) -> dict[str, mesa.Agent]:
+        """The service providers by name: planning ones, or deadline clusters (Libra,
+        LibraRisk, EDF), each renting from its resource provider (the first by default)."""
+        providers = {}
+        for sp in self.spec.service_providers:
+            pool = self.resource_providers[
+                sp.resource_provider or self.spec.resource_providers[0].name
+            ]
+            if sp.cluster is not None:
+                policy = make_cluster(sp.cluster.name, **sp.cluster.params)
+                providers[sp.name] = cluster_provider(self, sp.name, policy, pool)
+                continue
+            scheduler = make_scheduler(sp.scheduler.name, **sp.scheduler.params)
+            admission = make_admission(sp.admission.name, **sp.admission.params)
+            providers[sp.name] = ServiceProviderAgent(
+                self, sp.name, scheduler, admission, pool, risk=sp.risk, reshape=sp.reshape
+            )
+        return providers
+
+    def _create_clients(self, streams) -> dict[str, ClientAgent]:
+        """The clients by name, each with the jobs its workload draws from its own stream."""
+        clients, first_id = {}, 0
+        for spec, stream in zip(self.spec.clients, streams, strict=True):
+            jobs = spec.workload.generate(stream, first_id=first_id, client=spec.name)
+            first_id += len(jobs)
+            named = [self.service_providers[name] for name in spec.providers or []]
+            providers = named or list(self.service_providers.values())
+            clients[spec.name] = ClientAgent(self, spec.name, jobs, providers, spec.offer_rule)
+        return clients
 
     # -- called by agents ----------------------------------------------------------------------
     def note_arrival(self, job) -> None:
@@ -145,18 +160,25 @@ class GridMarket(mesa.Model):
         """Stop once every client has submitted everything and every provider is idle."""
         if not self.running:
             return
-        if all(c.exhausted for c in self.clients.values()) and all(
+        clients = self.agents_by_type.get(ClientAgent, ())
+        if all(c.exhausted for c in clients) and all(
             sp.idle for sp in self.service_providers.values()
         ):
             self.running = False
             self.end_time = self.time
 
     # -- running -------------------------------------------------------------------------------
-    def advance(self, duration: float) -> None:
-        """Run for ``duration`` hours (or until the market finishes) and take a sample."""
-        target = self.time + duration
-        self.run_until(target)
+    def advance_to(self, time: float) -> None:
+        """Run until ``time`` (or until the market finishes) and take a sample; raises
+        :class:`MarketStalled` (and keeps the reason in :attr:`stalled`) if the market cannot
+        progress."""
+        self.check_stalled()
+        self.run_until(time)
         self.datacollector.collect(self)
+
+    def snapshot(self, **options) -> MarketSnapshot:
+        """What the market looks like now (see :func:`market.snapshot.snapshot`)."""
+        return snapshot(self, **options)
 
     def next_event_time(self) -> float | None:
         """When the next event is due, or None if nothing is scheduled."""
@@ -178,23 +200,24 @@ class GridMarket(mesa.Model):
         with collector_paused():
             interval = self.spec.sample_interval
             while self.running and self.time < max_time:
-                self.check_stalled()
-                self.advance(min(interval, max_time - self.time))
+                self.advance_to(min(self.time + interval, max_time))
         return self.result()
 
     def check_stalled(self) -> None:
         """Raise :class:`MarketStalled` if the market cannot progress: a committed job can never
         run (:meth:`note_never_runs`), nothing is scheduled, or for ``stall_after`` hours
         (:data:`STALL_AFTER`) no job arrived or ended while none runs (a running job always
-        ends, however long it takes). :meth:`run` checks before every sample."""
+        ends, however long it takes). :meth:`advance_to` checks before every sample."""
         if self.never_finishes is not None:
-            raise MarketStalled(self.never_finishes)
+            self.stalled = self.never_finishes
+            raise MarketStalled(self.stalled)
         if not self.running:
             return
         nothing = self.next_event_time() is None
         running = any(sp.running for sp in self.service_providers.values())
         if nothing or (not running and self.time - self.last_progress > self.stall_after):
-            raise MarketStalled(f"the market stalled at t={self.time:g}: {self._why_stalled()}")
+            self.stalled = f"the market stalled at t={self.time:g}: {self._why_stalled()}"
+            raise MarketStalled(self.stalled)
 
     def _why_stalled(self) -> str:
         waiting = []

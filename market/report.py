@@ -1,7 +1,7 @@
 """Reports: the papers' figures from a sweep's results.
 
 ``gridmarket report RESULTS [--out DIR] [--error ci95|sd] [--metrics a,b]`` reads a results
-directory (:func:`market.batch.load_results`) and writes, into ``DIR`` (default
+directory (:func:`market.results_store.load_results`) and writes, into ``DIR`` (default
 ``RESULTS/report``):
 
 - one figure per (metric, swept parameter), ``<metric>-vs-<parameter>.html``: the mean over
@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from market.batch import load_manifest, load_results, metric_columns
+from market.results_store import load_manifest, load_results, metric_columns
 
 LABELS = {
     "offered": "jobs offered",

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from market.model import GridMarket
 
 JOB_COLUMNS = [
-    "provider", "job", "client", "kind", "arrival", "work", "max_processors", "accepted",
+    "provider", "job", "swf_job", "client", "kind", "arrival", "work", "max_processors", "accepted",
     "committed", "reason", "detail", "planned_processors", "planned_start", "planned_end",
     "expected_value", "expected_profit", "processors", "start", "end", "paid", "rent", "profit",
 ]  # fmt: skip
@@ -58,9 +58,9 @@ class RunResult:
 
 
 def _timeseries(model: GridMarket) -> pd.DataFrame:
-    from agents.service_provider import ServiceProviderAgent
-
-    frame = model.datacollector.get_agenttype_vars_dataframe(ServiceProviderAgent)
+    collector = model.datacollector  # one agent type per kind of service provider
+    frames = [collector.get_agenttype_vars_dataframe(k) for k in collector.agenttype_reporters]
+    frame = pd.concat(frames) if len(frames) > 1 else frames[0]
     frame = frame.reset_index().rename(columns={"Step": "time"}).drop(columns="AgentID")
     return frame.sort_values(["time", "provider"], kind="stable").reset_index(drop=True)
 
@@ -71,9 +71,9 @@ def _jobs(sps) -> pd.DataFrame:
         for r in sp.records.values():
             job, d = r.job, r.decision
             rows.append((
-                sp.name, job.id, job.client, job.kind, job.arrival, job.work, job.max_shape,
-                d.accepted, r.committed, d.reason, d.detail, d.processors, d.start, d.end,
-                d.expected_value, d.expected_profit, r.processors, r.start, r.end, r.paid,
+                sp.name, job.id, job.swf_job, job.client, job.kind, job.arrival, job.work,
+                job.max_shape, d.accepted, r.committed, d.reason, d.detail, d.processors, d.start,
+                d.end, d.expected_value, d.expected_profit, r.processors, r.start, r.end, r.paid,
                 r.rent, r.profit,
             ))  # fmt: skip
     frame = pd.DataFrame(rows, columns=JOB_COLUMNS)
@@ -81,4 +81,4 @@ def _jobs(sps) -> pd.DataFrame:
         "planned_processors", "planned_start", "planned_end", "expected_value",
         "expected_profit", "processors", "start", "end", "paid", "rent", "profit",
     ]  # fmt: skip
-    return frame.astype({c: "float64" for c in float_cols})
+    return frame.astype({"swf_job": "Int64", **{c: "float64" for c in float_cols}})

@@ -18,7 +18,6 @@ samples or events (:mod:`market.limits` has the bounds). Files are found on the 
 
 from __future__ import annotations
 
-import copy
 import itertools
 from pathlib import Path
 from typing import Any, Literal
@@ -27,9 +26,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from market import limits
+from market.paths import PathError, set_path
 from market.pricing import PriceSchedule
 from market.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
-from market.sweep import SweepSpec
+from market.sweep_spec import SweepSpec
 from market.workloads import ProfitWorkload, Workload
 
 
@@ -75,6 +75,11 @@ class UncertaintySpec(BaseModel):
     outage_rate: float = Field(0.0, ge=0, description="outages per hour (Poisson)")
     outage_duration: float = Field(1.0, gt=0, description="mean outage length, hours")
     outage_share: float = Field(0.5, gt=0, le=1, description="share of the pool an outage takes")
+
+    @property
+    def varies(self) -> bool:
+        """Whether availability ever differs from the pool."""
+        return self.sigma > 0 or self.overbooking > 0 or self.outage_rate > 0
 
 
 class PriceChange(BaseModel):
@@ -128,6 +133,11 @@ class ServiceProviderSpec(BaseModel):
         None, gt=0, lt=1, description="acceptable risk (§3.5); none: uncertainty-oblivious"
     )
     reshape: bool = Field(True, description="run a due job on fewer processors if short (§6)")
+    cluster: PolicySpec | None = Field(
+        None,
+        description="run a deadline cluster instead (libra, libra_risk, edf: Yeo & Buyya "
+        "ICPP'06); scheduler, admission, risk and reshape are then unused",
+    )
 
     @field_validator("scheduler")
     @classmethod
@@ -143,6 +153,15 @@ class ServiceProviderSpec(BaseModel):
         from agents.policies import make_admission
 
         make_admission(spec.name, **spec.params)
+        return spec
+
+    @field_validator("cluster")
+    @classmethod
+    def _known_cluster(cls, spec: PolicySpec | None) -> PolicySpec | None:
+        from agents.policies import make_cluster
+
+        if spec is not None:
+            make_cluster(spec.name, **spec.params)
         return spec
 
 
@@ -226,7 +245,10 @@ class Scenario(BaseModel):
         """A copy with ``{dotted.path: value}`` overrides applied and validated again."""
         data = self.model_dump(mode="python")
         for path, value in overrides.items():
-            _set_path(data, path, value, source)
+            try:
+                set_path(data, path, value)
+            except PathError as exc:
+                raise ScenarioError(f"{source}: {exc}") from None
         return validate(data, source)
 
     def expand(self, source: str = "scenario") -> list[tuple[str, Scenario]]:
@@ -239,30 +261,6 @@ class Scenario(BaseModel):
             (label, base.with_overrides(sets, f"{source}: variants.{label}"))
             for label, sets in self.variants.items()
         ]
-
-
-def _set_path(data: Any, path: str, value: Any, source: str) -> None:
-    """Set ``data[a][b][c] = value`` for ``path`` "a.b.c" (list indices as numbers)."""
-    keys = path.split(".")
-    node = data
-    for depth, key in enumerate(keys):
-        last = depth == len(keys) - 1
-        where = ".".join(keys[: depth + 1])
-        if isinstance(node, list):
-            if not key.isdigit() or int(key) >= len(node):
-                raise ScenarioError(f"{source}: {where}: no item {key} (the list has {len(node)})")
-            key = int(key)
-        elif isinstance(node, dict):
-            if not last and key not in node:
-                raise ScenarioError(f"{source}: {where}: no such field")
-        else:
-            raise ScenarioError(
-                f"{source}: {where}: cannot set a field inside a {type(node).__name__}"
-            )
-        if last:
-            node[key] = copy.deepcopy(value)
-        else:
-            node = node[key]
 
 
 def _one_line(exc: ValidationError) -> str:

@@ -12,14 +12,18 @@ An SWF file is a header of comment lines starting with ``;`` (``; MaxProcs: 128`
   line to name the first bad line (:class:`SwfError`, ``"FILE:LINE: message"``), or, with
   ``skip_bad=True``, to skip and count every bad line.
 - :meth:`SwfTrace.select` picks the records a simulation uses and says why the others were
-  dropped (:class:`DropReport`); see :func:`select_records` for the rules.
+  dropped (the rules are :mod:`market.trace_selection`'s).
 - :func:`write_swf` writes records (and a header) back; reading the result gives the same values.
-- :func:`trace_info` / :func:`format_trace_info` summarise a trace (for ``gridmarket trace info``).
-- :func:`resolve_trace` finds a trace by name on the trace search path. The project never ships
-  or copies traces: a missing one is an error saying where it looked and where to download it.
 
-Everything here stays in the trace's own unit, seconds; workloads convert to hours
-(:mod:`market.workloads.trace`).
+A line is malformed when it has not 18 fields, a field is not a finite number, or a count (job
+number, processors allocated or requested, status) is not a whole number: ``3.5`` processors
+is an error, not 3. A file with a NUL byte (UTF-16, binary) or non-ASCII bytes in a data line is
+not an SWF text file; a header in Latin-1 is read as such (old logs have them). A gzip file is
+recognised by its magic bytes; a damaged one is a one-line error too.
+
+Finding traces by name and summarising them is :mod:`market.traces`. Everything here stays in
+the trace's own unit, seconds; workloads convert to hours (:mod:`market.workloads.trace`).
+
 """
 
 from __future__ import annotations
@@ -29,13 +33,16 @@ import io
 import math
 import os
 import re
+import zlib
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from market.trace_selection import DropReport, SelectionRules, TooWideError, select_records
 
 #: The 18 SWF fields, in file order (SWF v2.2 field names, shortened).
 FIELDS: tuple[str, ...] = (
@@ -67,11 +74,9 @@ INT_HEADER_KEYS = frozenset(
     }
 )  # fmt: skip
 
-#: Where to get traces from; the project never ships them.
-ARCHIVE_URL = "https://www.cs.huji.ac.il/labs/parallel/workload/"
-
-#: Environment variable with extra trace directories (separated by ``os.pathsep``).
-TRACES_ENV = "GRIDMARKET_TRACES"
+#: Fields that count or name things and so must be whole numbers (their column positions).
+WHOLE_FIELDS = ("job", "procs", "req_procs", "status")
+_WHOLE_AT = [FIELDS.index(f) for f in WHOLE_FIELDS]
 
 _KEY_LINE = re.compile(r"^;\s?([A-Za-z][A-Za-z0-9_]*)\s*:\s?(.*)$")
 _LEADING_INT = re.compile(r"^\s*([+-]?\d+)")
@@ -80,61 +85,6 @@ _LEADING_INT = re.compile(r"^\s*([+-]?\d+)")
 class SwfError(ValueError):
     """A trace that cannot be read; the message is one line, ``"FILE:LINE: message"`` for a
     malformed line."""
-
-
-class TraceNotFoundError(SwfError):
-    """A trace that is on none of the search path's directories."""
-
-
-# -- the trace ------------------------------------------------------------------------------------
-@dataclass(slots=True)
-class DropReport:
-    """How many data lines a selection read, kept, and dropped for each reason.
-
-    The reasons are exclusive, checked in the order of the fields below (a record is counted
-    under the first one that applies), so ``kept + dropped == total``.
-
-    Attributes:
-        total: data lines in the file (well-formed records plus malformed lines).
-        kept: records selected.
-        malformed: lines skipped with ``skip_bad=True`` (wrong field count, not a number).
-        partial: partial-execution lines of checkpointed jobs (status 2, 3 or 4); the job's
-            summary line is kept instead, so that no work is counted twice.
-        no_submit: no submit time.
-        no_runtime: run time unknown (-1) or negative: jobs cancelled before they ran.
-        zero_runtime: run time 0 s: they do no work (a :class:`~market.jobs.Job` needs work > 0).
-        no_processors: neither an allocated nor a requested processor count >= 1.
-        too_wide: more processors than the machine has (``MaxProcs``, or the given size).
-    """
-
-    total: int = 0
-    kept: int = 0
-    malformed: int = 0
-    partial: int = 0
-    no_submit: int = 0
-    no_runtime: int = 0
-    zero_runtime: int = 0
-    no_processors: int = 0
-    too_wide: int = 0
-
-    @property
-    def dropped(self) -> int:
-        """Lines not selected, for every reason."""
-        return sum(self.reasons().values())
-
-    def reasons(self) -> dict[str, int]:
-        """``{reason: count}`` for every drop reason, in checking order."""
-        return {f.name: getattr(self, f.name) for f in fields(self)[2:]}
-
-    def as_dict(self) -> dict[str, int]:
-        """Every count, with ``dropped``."""
-        return {**asdict(self), "dropped": self.dropped}
-
-    def __str__(self) -> str:
-        why = ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in self.reasons().items() if v)
-        return f"{self.total:,} records: {self.kept:,} kept, {self.dropped:,} dropped" + (
-            f" ({why})" if why else ""
-        )
 
 
 @dataclass(slots=True)
@@ -176,12 +126,21 @@ class SwfTrace:
             return "trace"
         return self.path.name.removesuffix(".gz").removesuffix(".swf")
 
-    def select(self, max_procs: int | None = None) -> tuple[pd.DataFrame, DropReport]:
-        """The records a simulation uses and why the others were dropped
-        (see :func:`select_records`); ``max_procs`` defaults to :attr:`max_procs`."""
-        return select_records(
-            self.records, self.max_procs if max_procs is None else max_procs, self.malformed
-        )
+    def select(
+        self, max_procs: int | None = None, rules: SelectionRules | None = None
+    ) -> tuple[pd.DataFrame, DropReport]:
+        """The records a simulation uses and why the others were dropped (the rules of
+        :mod:`market.trace_selection`); ``max_procs`` defaults to :attr:`max_procs`. A job too
+        wide under ``too_wide="error"`` is an :class:`SwfError` naming its line."""
+        size = self.max_procs if max_procs is None else max_procs
+        preemption = self.header.get("Preemption")
+        try:
+            return select_records(
+                self.records, size, self.malformed, rules, preemption=str(preemption or "")
+            )
+        except TooWideError as exc:
+            line = "" if self.line_numbers is None else f":{self.line_numbers[exc.index]}"
+            raise SwfError(f"{self.path or 'trace'}{line}: {exc}") from None
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -195,9 +154,16 @@ def _read_text(path: Path) -> str:
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise SwfError(f"{path}: not a valid gzip file ({exc})") from None
-    return raw.decode("latin-1")  # byte-transparent: headers are not always UTF-8
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        line = raw.count(b"\n", 0, nul) + 1
+        raise SwfError(f"{path}:{line}: not an SWF text file (a NUL byte: UTF-16 or binary?)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")  # old headers are not always UTF-8; data lines are ASCII
 
 
 def parse_header(comments: Iterable[str]) -> dict[str, Any]:
@@ -234,12 +200,13 @@ def parse_header(comments: Iterable[str]) -> dict[str, Any]:
 def read_swf(path: str | os.PathLike[str], *, skip_bad: bool = False) -> SwfTrace:
     """Read an SWF file (plain or gzip).
 
-    A malformed data line (not 18 fields, or a field that is not a finite number) raises
+    A malformed data line (not 18 fields, a field that is not a finite number, a count that is
+    not whole, non-ASCII text) raises
     :class:`SwfError` naming the file and line, unless ``skip_bad`` is true: then it is skipped
     and counted in :attr:`SwfTrace.malformed`.
     """
     path = Path(path)
-    lines = _read_text(path).splitlines()
+    lines = _read_text(path).replace("\r\n", "\n").split("\n")
     comments: list[str] = []
     data_at: list[int] = []
     for i, line in enumerate(lines):
@@ -283,6 +250,8 @@ def _parse_fast(data: list[str]) -> pd.DataFrame | None:
     # A short line fills with NaN; "inf" parses but is not a number of a record.
     if len(frame) != len(data) or not np.isfinite(values).all():
         return None
+    if (values[:, _WHOLE_AT] % 1 != 0).any():
+        return None
     return _frame(values)
 
 
@@ -294,7 +263,10 @@ def _parse_slow(
     for i in data_at:
         tokens = lines[i].split()
         problem = None
-        if len(tokens) != len(FIELDS):
+        if not lines[i].isascii():
+            k, char = next((k, c) for k, c in enumerate(lines[i]) if not c.isascii())
+            problem = f"not ASCII text ({char!a} at column {k + 1}): not an SWF data line"
+        elif len(tokens) != len(FIELDS):
             problem = f"expected {len(FIELDS)} fields, found {len(tokens)}"
         else:
             row = []
@@ -305,6 +277,9 @@ def _parse_slow(
                     value = math.nan
                 if not math.isfinite(value):
                     problem = f"field {k + 1} ({FIELDS[k]}) is not a number: {token[:20]!r}"
+                    break
+                if k in _WHOLE_AT and not value.is_integer():
+                    problem = f"field {k + 1} ({FIELDS[k]}) is not a whole number: {token[:20]}"
                     break
                 row.append(value)
         if problem is not None:
@@ -321,54 +296,6 @@ def _frame(values: np.ndarray) -> pd.DataFrame:
     values = values.copy()
     values[values == -1] = np.nan  # -1 is "unknown" in every field
     return pd.DataFrame(values, columns=list(FIELDS))
-
-
-# -- record selection -----------------------------------------------------------------------------
-def select_records(
-    records: pd.DataFrame, max_procs: int | None = None, malformed: int = 0
-) -> tuple[pd.DataFrame, DropReport]:
-    """The records a simulation uses, in submit order, and a :class:`DropReport` of the rest.
-
-    Rules, in order (a record is dropped for the first that applies):
-
-    1. partial-execution lines (status 2, 3, 4) are dropped: their job's summary line stands
-       for the whole job;
-    2. no submit time: dropped;
-    3. run time unknown or negative: dropped (cancelled before running);
-    4. run time 0: dropped (no work to simulate; our choice, counted separately);
-    5. processors: the allocated count (field 5), else the requested one (field 8); a record
-       with neither >= 1 is dropped;
-    6. more processors than ``max_procs`` (the header's MaxProcs): dropped. Without a machine
-       size nothing is too wide.
-
-    Cancelled (status 5) and failed (status 0) jobs that ran are kept: they held processors.
-    The result keeps every SWF field and adds ``processors`` (rule 5's count, int64); it is
-    sorted by submit time (stable, so ties keep file order) with a fresh index.
-    """
-    status = records["status"].to_numpy()
-    submit = records["submit"].to_numpy()
-    runtime = records["runtime"].to_numpy()
-    procs = records["procs"].to_numpy()
-    procs = np.where(np.isnan(procs) | (procs < 1), records["req_procs"].to_numpy(), procs)
-    report = DropReport(total=len(records) + malformed, malformed=malformed)
-    keep = np.ones(len(records), dtype=bool)
-    rules = [
-        ("partial", np.isin(status, (2, 3, 4))),
-        ("no_submit", np.isnan(submit)),
-        ("no_runtime", np.isnan(runtime) | (runtime < 0)),
-        ("zero_runtime", runtime == 0),
-        ("no_processors", np.isnan(procs) | (procs < 1)),
-        ("too_wide", procs > max_procs if max_procs else np.zeros(len(records), dtype=bool)),
-    ]
-    for reason, drop in rules:
-        drop = drop & keep
-        setattr(report, reason, int(drop.sum()))
-        keep &= ~drop
-    report.kept = int(keep.sum())
-    chosen = records[keep].copy()
-    chosen["processors"] = procs[keep].astype(np.int64)
-    chosen = chosen.sort_values("submit", kind="stable").reset_index(drop=True)
-    return chosen, report
 
 
 # -- writing --------------------------------------------------------------------------------------
@@ -426,145 +353,3 @@ def write_swf(
     except OSError as exc:
         raise SwfError(f"{path}: cannot write ({exc.strerror})") from None
     return path
-
-
-# -- the search path ------------------------------------------------------------------------------
-def trace_dirs(scenario_dir: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Where :func:`resolve_trace` looks for a trace given by a relative name, in order:
-    every directory of ``$GRIDMARKET_TRACES`` (``os.pathsep``-separated), ``scenario_dir`` (the
-    scenario file's directory, if known), ``./traces``, and ``shared/traces`` next to the project
-    directory (``<project>/../shared/traces``)."""
-    dirs = [Path(d) for d in os.environ.get(TRACES_ENV, "").split(os.pathsep) if d.strip()]
-    if scenario_dir is not None:
-        dirs.append(Path(scenario_dir))
-    dirs.append(Path("traces"))
-    dirs.append(Path(__file__).resolve().parents[1].parent / "shared" / "traces")
-    unique: list[Path] = []
-    for d in dirs:
-        if d not in unique:
-            unique.append(d)
-    return unique
-
-
-def resolve_trace(name: str | os.PathLike[str], scenario_dir: str | os.PathLike[str] | None = None):
-    """The path of trace ``name``: the path itself if it exists (absolute, or relative to the
-    working directory), else ``name`` inside each of :func:`trace_dirs` in turn. Each place is
-    also tried with ``.gz`` added, so ``SDSC-SP2-1998-4.2-cln.swf`` finds the compressed file.
-
-    Raises :class:`TraceNotFoundError` (one line: where it looked, and where to download it).
-    """
-    name = Path(name)
-    candidates = [name]
-    if not name.is_absolute():
-        candidates += [d / name for d in trace_dirs(scenario_dir)]
-    for candidate in candidates:
-        for path in (candidate, candidate.with_name(candidate.name + ".gz")):
-            if path.is_file():
-                return path
-    where = ", ".join(os.path.abspath(c.parent) for c in candidates)
-    raise TraceNotFoundError(
-        f"trace {str(name)!r} not found (looked in: {where}); download it from the Parallel "
-        f"Workloads Archive ({ARCHIVE_URL}) into one of these directories or set {TRACES_ENV}"
-    )
-
-
-# -- summaries ------------------------------------------------------------------------------------
-def trace_info(
-    path: str | os.PathLike[str], *, skip_bad: bool = False, max_procs: int | None = None
-) -> dict[str, Any]:
-    """A summary of a trace after record selection (:func:`select_records`).
-
-    Keys: ``name``, ``path``, ``computer``, ``installation``, ``start`` (UnixStartTime as an ISO
-    date, if given), ``records`` (data lines), ``jobs`` (selected), ``processors`` (MaxProcs, or
-    the widest selected job) and ``processors_from``, ``span_s`` / ``span_days`` (first to last
-    submit), ``runtime_mean_s``, ``width_mean``, ``offered_load`` = sum(processors x runtime) /
-    (processors x (span + the last job's runtime)), ``estimates_known`` (share with a requested
-    time), ``estimate_ratio_median`` / ``estimate_ratio_mean`` (runtime / requested time, over
-    jobs with one), ``estimate_covers_runtime`` (share of those whose requested time >= runtime),
-    and ``dropped`` (:meth:`DropReport.as_dict`).
-    """
-    trace = read_swf(resolve_trace(path), skip_bad=skip_bad)
-    jobs, report = trace.select(max_procs)
-    header = trace.header
-    size = max_procs or trace.max_procs
-    source = "given" if max_procs else "MaxProcs" if trace.max_procs else "widest job"
-    if size is None:
-        size = int(jobs["processors"].max()) if len(jobs) else 0
-    submit = jobs["submit"].to_numpy()
-    runtime = jobs["runtime"].to_numpy()
-    width = jobs["processors"].to_numpy()
-    span = float(submit[-1] - submit[0]) if len(jobs) else 0.0
-    requested = jobs["req_time"].to_numpy()
-    known = ~np.isnan(requested) & (requested > 0)
-    ratio = runtime[known] / requested[known]
-    start = header.get("UnixStartTime")
-    info: dict[str, Any] = {
-        "name": trace.name,
-        "path": str(trace.path),
-        "computer": _first(header.get("Computer")),
-        "installation": _first(header.get("Installation")),
-        "start": (
-            pd.Timestamp(start, unit="s", tz="UTC").isoformat() if isinstance(start, int) else None
-        ),
-        "records": report.total,
-        "jobs": report.kept,
-        "processors": int(size),
-        "processors_from": source,
-        "span_s": span,
-        "span_days": span / 86400.0,
-        "runtime_mean_s": float(runtime.mean()) if len(jobs) else math.nan,
-        "width_mean": float(width.mean()) if len(jobs) else math.nan,
-        "offered_load": (
-            float((width * runtime).sum() / (size * span)) if size and span > 0 else math.nan
-        ),
-        "estimates_known": float(known.mean()) if len(jobs) else math.nan,
-        "estimate_ratio_median": float(np.median(ratio)) if len(ratio) else math.nan,
-        "estimate_ratio_mean": float(ratio.mean()) if len(ratio) else math.nan,
-        "estimate_covers_runtime": float((ratio <= 1.0).mean()) if len(ratio) else math.nan,
-        "dropped": report.as_dict(),
-    }
-    return info
-
-
-def _first(value: Any) -> str | None:
-    if isinstance(value, list):
-        value = value[0] if value else None
-    return None if value is None else str(value).split("\n")[0]
-
-
-def format_trace_info(info: Mapping[str, Any]) -> str:
-    """:func:`trace_info` as aligned ``label  value`` lines for the command line."""
-    dropped = info["dropped"]
-    reasons = ", ".join(
-        f"{k.replace('_', ' ')} {v:,}"
-        for k, v in dropped.items()
-        if k not in ("total", "kept", "dropped") and v
-    )
-    machine = " / ".join(x for x in (info.get("installation"), info.get("computer")) if x)
-
-    def pct(x: float) -> str:
-        return "n/a" if x is None or math.isnan(x) else f"{100 * x:.1f} %"
-
-    def num(x: float, spec: str = ".3g") -> str:
-        return "n/a" if x is None or math.isnan(x) else format(x, spec)
-
-    rows = [
-        ("trace", info["name"]),
-        ("file", info["path"]),
-        ("machine", machine or "n/a"),
-        ("start", info.get("start") or "n/a"),
-        ("records", f"{info['records']:,}"),
-        ("jobs", f"{info['jobs']:,} kept, {dropped['dropped']:,} dropped"
-         + (f" ({reasons})" if reasons else "")),
-        ("processors", f"{info['processors']:,} ({info['processors_from']})"),
-        ("span", f"{info['span_days']:.1f} days ({info['span_s'] / 3600:,.0f} h)"),
-        ("mean job", f"{num(info['width_mean'], '.1f')} processors x "
-         f"{num(info['runtime_mean_s'] / 3600, '.2f')} h"),
-        ("offered load", num(info["offered_load"], ".3f")),
-        ("estimates", f"{pct(info['estimates_known'])} of jobs have a requested time"),
-        ("runtime/estimate", f"median {num(info['estimate_ratio_median'])}, "
-         f"mean {num(info['estimate_ratio_mean'])}"),
-        ("estimate >= runtime", pct(info["estimate_covers_runtime"])),
-    ]  # fmt: skip
-    width = max(len(label) for label, _ in rows)
-    return "\n".join(f"{label:<{width}}  {value}" for label, value in rows)

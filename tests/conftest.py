@@ -65,3 +65,14 @@ def synthetic_swf(
     records["status"] = 1
     records.loc[1, ["runtime", "procs"]] = -1
     return write_swf(path, records, {"MaxProcs": procs, "UnixStartTime": 800000000})
+
+
+def require_trace(name: str = "SDSC-SP2-1998-4.2-cln.swf.gz") -> Path:
+    """The path of trace ``name`` on the trace search path, or skip the test (the project never
+    needs ``../shared``: see README, Traces)."""
+    from market.traces import TraceNotFoundError, resolve_trace
+
+    try:
+        return resolve_trace(name)
+    except TraceNotFoundError as exc:
+        pytest.skip(f"needs the trace {name}: {exc}")

@@ -6,6 +6,7 @@ Importing this package registers every built-in policy; see :mod:`agents.policie
 from agents.policies import (  # noqa: F401  (registration)
     admission,
     backfill,
+    libra,
     opportunity,
     profit,
     qops,
@@ -13,8 +14,10 @@ from agents.policies import (  # noqa: F401  (registration)
 from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
 from agents.policies.registry import (
     ADMISSIONS,
+    CLUSTERS,
     SCHEDULERS,
     make_admission,
+    make_cluster,
     make_scheduler,
     register_admission,
     register_scheduler,
@@ -22,6 +25,7 @@ from agents.policies.registry import (
 
 __all__ = [
     "ADMISSIONS",
+    "CLUSTERS",
     "SCHEDULERS",
     "Admission",
     "Decision",
@@ -30,6 +34,7 @@ __all__ = [
     "PlanContext",
     "Scheduler",
     "make_admission",
+    "make_cluster",
     "make_scheduler",
     "register_admission",
     "register_scheduler",

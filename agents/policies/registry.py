@@ -29,6 +29,9 @@ SCHEDULERS: dict[str, type[Scheduler]] = {}
 ADMISSIONS: dict[str, type[Admission]] = {}
 #: The parameter model of each policy class, built from its constructor on first use.
 _PARAMS: dict[type, type[BaseModel]] = {}
+#: Deadline cluster policies (Libra, LibraRisk, EDF: :mod:`agents.policies.libra`), which run a
+#: whole cluster rather than plan a queue: ``service_providers.N.cluster: libra``.
+CLUSTERS: dict[str, type] = {}
 
 
 def _register[T](table: dict[str, type[T]], name: str) -> Callable[[type[T]], type[T]]:
@@ -50,6 +53,11 @@ def register_scheduler(name: str) -> Callable[[type[Scheduler]], type[Scheduler]
 def register_admission(name: str) -> Callable[[type[Admission]], type[Admission]]:
     """Class decorator: make an :class:`Admission` policy available under ``name``."""
     return _register(ADMISSIONS, name)
+
+
+def register_cluster(name: str) -> Callable[[type], type]:
+    """Class decorator: make a deadline cluster policy available under ``name``."""
+    return _register(CLUSTERS, name)
 
 
 def _build[T](table: dict[str, type[T]], what: str, name: str, params: dict[str, Any]) -> T:
@@ -107,3 +115,8 @@ def make_scheduler(name: str, **params: Any) -> Scheduler:
 def make_admission(name: str, **params: Any) -> Admission:
     """The admission policy registered as ``name``, built with ``params``."""
     return _build(ADMISSIONS, "admission policy", name, params)
+
+
+def make_cluster(name: str, **params: Any) -> Any:
+    """The deadline cluster policy registered as ``name``, built with ``params``."""
+    return _build(CLUSTERS, "cluster policy", name, params)

@@ -5,22 +5,28 @@ QoS-aware job scheduling" (VQoPS, OSU-CISRC-3/07-TR17) §3.
 
 How a trace becomes a job stream (:meth:`TraceWorkload.prepare`), in order:
 
-1. **Find and read** the file on the trace search path (:func:`market.swf.resolve_trace`:
+1. **Find and read** the file on the trace search path (:func:`market.traces.resolve_trace`:
    the name as a path, ``$GRIDMARKET_TRACES``, ``./traces``, ``<project>/../shared/traces``).
    A scenario file's own directory is not searched: :meth:`generate` is not told where the
    scenario came from, so give a path relative to the working directory, or a bare file name
    found on the search path. Traces are never shipped or copied by the project.
-2. **Select records** (:func:`market.swf.select_records`: no cancelled-before-running, zero-length
-   or processor-less jobs, none wider than the machine), in submit order. ``processors`` is the
-   machine size (default: the header's MaxProcs); give the resource provider the same capacity.
+2. **Select records** (:mod:`market.trace_selection`: by default no cancelled-before-running,
+   zero-length or processor-less jobs, none wider than the machine; every rule where simulators
+   differ is a field below), in submit order. ``processors`` is the machine size (default: the
+   header's MaxProcs); give the resource provider the same capacity.
 3. **Subset** (QoPS used 5000-job subsets, VQoPS 10,000): ``first_jobs``, ``last_jobs`` or a
    ``window`` of submit times (hours after the first selected job's submission).
 4. **Convert** seconds to hours, with the subset's first submission at time 0. Each job is
    rigid: ``shapes=(processors,)``, ``work = processors x runtime``, ``work_estimate =
    processors x estimate``. ``estimates="exact"`` plans with the actual runtime (QoPS assumed
    this); ``"trace"`` with the user's requested time, raised to the runtime where the request is
-   missing or shorter (a batch system would have killed the job at its limit; we keep the
-   recorded runtime and never let a job outrun its estimate).
+   missing or shorter (``short_estimates="raise"``, the default: we keep the recorded runtime and
+   never let a job outrun its estimate; ``"truncate"`` cuts the runtime to the request as a
+   batch system killing the job at its limit would, ``"drop"`` drops such jobs, both at step 2).
+   ``estimate_inaccuracy`` p (LibraRisk §4, with ``estimates="trace"``) plans with ``runtime +
+   p % x (estimate - runtime)``: 0 is the exact runtime (the same jobs as ``"exact"``), 100 the
+   trace's estimate. Each job carries its SWF job number (``Job.swf_job``; a duplicate, its
+   original's).
 5. **Scale the load** to ``load_factor`` >= 1 (QoPS §4.2, 1.0 to 1.6):
 
    - ``duplicate``: add ``round((l - 1) x N)`` copies of jobs taken in one fixed random order of
@@ -39,6 +45,9 @@ How a trace becomes a job stream (:meth:`TraceWorkload.prepare`), in order:
      exactly l.
    - ``compress``: arrival times divided by l (the same jobs, submitted l times as fast); not
      in QoPS, offered as the other common way to raise a trace's load.
+
+   Then ``arrival_delay_factor`` f (LibraRisk §4) multiplies every arrival time, so every
+   inter-arrival time: 0.1 is ten times the load, 1 the trace as it is.
 
 6. **Deadlines** (``deadlines``):
 
@@ -77,7 +86,18 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from market.jobs import Job
-from market.swf import DropReport, read_swf, resolve_trace
+from market.swf import read_swf
+from market.trace_selection import (
+    DropReport,
+    KeepOrDrop,
+    Partial,
+    ProcessorsFrom,
+    SelectionRules,
+    ShortEstimates,
+    TooWide,
+    ZeroRuntime,
+)
+from market.traces import resolve_trace
 from market.utility import UtilityFunction
 from market.workloads.deadlines import (
     easy_response_times,
@@ -140,10 +160,10 @@ class TraceJobs:
 
 
 @functools.lru_cache(maxsize=8)
-def _selected(path: str, mtime: float, size: int, skip_bad: bool, processors: int | None):
+def _selected(path: str, mtime: float, size: int, skip_bad: bool, processors: int | None, rules):
     """Read and select once per file version (variants and replications reuse it)."""
     trace = read_swf(path, skip_bad=skip_bad)
-    records, report = trace.select(processors)
+    records, report = trace.select(processors, rules)
     capacity = processors or trace.max_procs
     if capacity is None:
         capacity = int(records["processors"].max()) if len(records) else 1
@@ -168,6 +188,23 @@ class TraceWorkload(BaseModel):
     estimates: Literal["exact", "trace"] = Field(
         "exact", description="plan with the actual runtime, or the user's requested time"
     )
+    estimate_inaccuracy: float | None = Field(
+        None,
+        ge=0,
+        le=100,
+        description="LibraRisk §4: % of the way from the runtime (0) to the trace estimate (100)",
+    )
+    arrival_delay_factor: float = Field(
+        1.0, gt=0, description="LibraRisk §4: inter-arrival times x this (0.1: heavy load)"
+    )
+    # Record selection (market.trace_selection, rule by rule; the defaults are the old rules).
+    partial: Partial = Field("auto", description="status 2/3/4: summaries, parts, or by header")
+    zero_runtime: ZeroRuntime = Field("drop", description="0 s jobs: dropped, or run for 1 s")
+    cancelled: KeepOrDrop = Field("keep", description="status 5 jobs that ran")
+    failed: KeepOrDrop = Field("keep", description="status 0 jobs that ran")
+    processors_from: ProcessorsFrom = Field("allocated", description="field 5 (else 8), or 8")
+    short_estimates: ShortEstimates = Field("raise", description="request < runtime: see above")
+    too_wide: TooWide = Field("drop", description="wider than the machine: dropped, or an error")
     first_jobs: int | None = Field(None, ge=1, description="only the first N selected jobs")
     last_jobs: int | None = Field(None, ge=1, description="only the last N selected jobs")
     window: tuple[float, float] | None = Field(
@@ -203,13 +240,27 @@ class TraceWorkload(BaseModel):
         chosen = [k for k in ("first_jobs", "last_jobs", "window") if getattr(self, k) is not None]
         if len(chosen) > 1:
             raise ValueError(f"give at most one of first_jobs, last_jobs, window (got {chosen})")
+        if self.estimate_inaccuracy is not None and self.estimates != "trace":
+            raise ValueError("estimate_inaccuracy needs estimates: trace (0 is the exact runtime)")
         if self.window is not None and not 0 <= self.window[0] < self.window[1]:
             raise ValueError("window must be [start, end) hours with 0 <= start < end")
         return self
 
     # -- building the stream ---------------------------------------------------------------------
+    def selection_rules(self) -> SelectionRules:
+        """The record-selection rules this workload asks for."""
+        return SelectionRules(
+            partial=self.partial,
+            zero_runtime=self.zero_runtime,
+            cancelled=self.cancelled,
+            failed=self.failed,
+            processors=self.processors_from,
+            short_estimates=self.short_estimates,
+            too_wide=self.too_wide,
+        )
+
     def path(self) -> Path:
-        """The trace file, found on the search path (:func:`market.swf.resolve_trace`)."""
+        """The trace file, found on the search path (:func:`market.traces.resolve_trace`)."""
         return resolve_trace(self.trace)
 
     def prepare(self, rng: np.random.Generator) -> TraceJobs:
@@ -217,8 +268,9 @@ class TraceWorkload(BaseModel):
         path = self.path()
         stat = os.stat(path)
         arrays, report, capacity = _selected(
-            str(path), stat.st_mtime, stat.st_size, self.skip_bad, self.processors
-        )
+            str(path), stat.st_mtime, stat.st_size, self.skip_bad, self.processors,
+            self.selection_rules(),
+        )  # fmt: skip
         # Independent streams, each drawn in full whatever the parameters, so that changing
         # the load or the deadline rule never changes the other draws (incremental loads).
         order_stream, time_stream, mark_stream, urgency_stream = rng.spawn(4)
@@ -248,6 +300,8 @@ class TraceWorkload(BaseModel):
             short = np.isnan(requested) | (requested < runtime)
             raised = int(short.sum())
             estimate = np.where(short, runtime, requested)
+            if self.estimate_inaccuracy is not None:
+                estimate = runtime + (self.estimate_inaccuracy / 100.0) * (estimate - runtime)
 
         # 5. load
         perm = order_stream.permutation(n) if n else np.empty(0, dtype=np.int64)
@@ -282,6 +336,8 @@ class TraceWorkload(BaseModel):
         arrival, runtime, estimate = arrival[ordered], runtime[ordered], estimate[ordered]
         processors, source = processors[ordered], source[ordered]
         copy, marks, urgency = copy[ordered], marks[ordered], urgency[ordered]
+        if self.arrival_delay_factor != 1.0:
+            arrival = arrival * self.arrival_delay_factor
 
         # 6. deadlines
         deadline = np.full(len(arrival), np.nan)
@@ -330,7 +386,7 @@ class TraceWorkload(BaseModel):
                 "cannot make a job"
             )
         jobs = []
-        for i, (t, run, est, n, due, user) in enumerate(
+        for i, (t, run, est, n, due, user, number) in enumerate(
             zip(
                 prepared.arrival.tolist(),
                 prepared.runtime.tolist(),
@@ -338,6 +394,7 @@ class TraceWorkload(BaseModel):
                 prepared.processors.tolist(),
                 prepared.deadline.tolist(),
                 prepared.user_deadline.tolist(),
+                prepared.source.tolist(),
                 strict=True,
             )
         ):
@@ -352,6 +409,8 @@ class TraceWorkload(BaseModel):
                     deadline=None if due != due else due,  # NaN: no deadline
                     client=client,
                     kind=("deadline" if user else "no-deadline") if labelled else "",
+                    best_effort=labelled and not user,
+                    swf_job=number,
                 )
             )
         return jobs

@@ -20,7 +20,8 @@ from dash._utils import to_json
 
 from dashboards.app import DEFAULT_SCENARIO
 from dashboards.callbacks import Callbacks
-from dashboards.session import Registry, Setup
+from dashboards.registry import Registry
+from dashboards.setup import Setup
 from dashboards.views import GRAPHS, display_stride
 
 SID = "bench-session"

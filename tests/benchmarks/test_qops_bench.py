@@ -9,7 +9,7 @@ import pytest
 
 from market import GridMarket
 from market.scenario import load
-from market.swf import TraceNotFoundError, resolve_trace
+from market.traces import TraceNotFoundError, resolve_trace
 from tests.conftest import ROOT
 
 SCENARIO = ROOT / "scenarios" / "qops" / "sdsc_load.yaml"

@@ -15,7 +15,8 @@ import pytest
 
 from agents.policies.backfill import Conservative
 from agents.policies.qops import MRT, MSB, QoPS
-from market.swf import TraceNotFoundError, read_swf, resolve_trace
+from market.swf import read_swf
+from market.traces import TraceNotFoundError, resolve_trace
 from market.workloads import TraceWorkload
 from tests.unit.test_backfill import replay
 

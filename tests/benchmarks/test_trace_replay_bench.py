@@ -12,7 +12,7 @@ import pytest
 
 from market import GridMarket
 from market.scenario import validate
-from market.swf import TraceNotFoundError, resolve_trace
+from market.traces import TraceNotFoundError, resolve_trace
 from market.workloads import trace
 
 SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"

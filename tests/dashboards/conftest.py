@@ -6,7 +6,9 @@ import pytest
 
 from dashboards.app import DEFAULT_SCENARIO
 from dashboards.callbacks import Callbacks
-from dashboards.session import Registry, Session, Setup
+from dashboards.registry import Registry
+from dashboards.session import Session
+from dashboards.setup import Setup
 
 DEFAULT = str(DEFAULT_SCENARIO)
 SID = "tab-aaaaaaaa"

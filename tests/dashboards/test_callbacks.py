@@ -301,10 +301,10 @@ def test_a_model_error_stops_the_run_not_the_server(callbacks, monkeypatch, capl
     with callbacks.registry.use(SID) as session:
         model = session.runs[0].model
 
-    def broken(duration):
+    def broken(time):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(model, "advance", broken)
+    monkeypatch.setattr(model, "advance_to", broken)
     out = callbacks.update(SID, None, {"n": 1}, advance=True)
     assert "The run stopped at t = 0 h: RuntimeError: boom" in text(out["status"])
     with callbacks.registry.use(SID) as session:
@@ -495,7 +495,4 @@ def test_bad_scenario_is_a_one_line_error(tmp_path, capsys):
     bad.write_text("seed: -1\n")
     assert module_main([str(bad)]) == 2
     err = capsys.readouterr().err
-    assert (
-        err == f"python -m dashboards: error: {bad}: seed: Input should be greater than or "
-        "equal to 0\n"
-    )
+    assert err == f"gridmarket: error: {bad}: seed: Input should be greater than or equal to 0\n"

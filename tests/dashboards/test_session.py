@@ -7,16 +7,14 @@ import threading
 
 import pytest
 
-from dashboards.scenario_files import scenario_files
-from dashboards.session import (
-    METRICS,
+from dashboards.registry import Registry
+from dashboards.scenario_files import load_scenario, scenario_files
+from dashboards.session import METRICS, Session
+from dashboards.setup import (
     PARAMS,
-    Registry,
-    Session,
     Setup,
     SetupError,
     check_param,
-    load_scenario,
     param_enabled,
     param_values,
     policy_options,

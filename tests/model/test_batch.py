@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from market import batch
+from market import batch, executors
 from market.batch import (
     DaskCluster,
     InProcess,
@@ -198,7 +198,7 @@ def _swept(plan, out, executor):
 def test_ctrl_c_saves_the_finished_runs_and_resume_runs_exactly_the_rest(tmp_path, monkeypatch):
     plan = SweepPlan.from_scenario(small(replications=3))
     calls = []
-    real = batch.execute_run
+    real = executors.execute_run
 
     def interrupt_on_the_seventh(spec):
         calls.append(spec.run_id)
@@ -206,7 +206,7 @@ def test_ctrl_c_saves_the_finished_runs_and_resume_runs_exactly_the_rest(tmp_pat
             raise KeyboardInterrupt
         return real(spec)
 
-    monkeypatch.setattr(batch, "execute_run", interrupt_on_the_seventh)
+    monkeypatch.setattr(executors, "execute_run", interrupt_on_the_seventh)
     with pytest.raises(SweepInterrupted) as stop:
         run_sweep(plan, tmp_path, executor=InProcess())
     assert stop.value.report.ran == calls[:6]
@@ -214,7 +214,7 @@ def test_ctrl_c_saves_the_finished_runs_and_resume_runs_exactly_the_rest(tmp_pat
     saved = ids(load_results(tmp_path))
     assert saved == set(calls[:6])
 
-    monkeypatch.setattr(batch, "execute_run", real)
+    monkeypatch.setattr(executors, "execute_run", real)
     report = run_sweep(plan, tmp_path, executor=InProcess(), resume=True)
     assert set(report.ran) == {r.run_id for r in plan.runs} - saved
     assert report.skipped == 6

@@ -9,18 +9,14 @@ import pytest
 
 from market import GridMarket
 from market.scenario import load
-from market.swf import TraceNotFoundError, resolve_trace
-from tests.conftest import ROOT
+from tests.conftest import ROOT, require_trace
 
 SCENARIO = ROOT / "scenarios" / "qops" / "sdsc_load.yaml"
 
 
 @pytest.fixture(scope="module")
 def rows():
-    try:
-        resolve_trace("SDSC-SP2-1998-4.2-cln.swf.gz")
-    except TraceNotFoundError as exc:
-        pytest.skip(f"needs the SDSC-SP2 trace: {exc}")
+    require_trace()
     sets = {
         "clients.0.workload.first_jobs": 600,
         "clients.0.workload.load_factor": 1.6,

@@ -11,18 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from market.swf import (
-    FIELDS,
-    DropReport,
-    SwfError,
+from market.swf import FIELDS, SwfError, read_swf, write_swf
+from market.trace_selection import DropReport, select_records
+from market.traces import (
     TraceNotFoundError,
     format_trace_info,
-    read_swf,
     resolve_trace,
-    select_records,
     trace_dirs,
     trace_info,
-    write_swf,
 )
 
 SHARED_TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"

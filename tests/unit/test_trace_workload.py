@@ -12,7 +12,7 @@ import pytest
 
 from market.jobs import Job
 from market.scenario import ScenarioError, validate
-from market.swf import TraceNotFoundError
+from market.traces import TraceNotFoundError
 from market.workloads import ProfitWorkload, TraceWorkload
 from market.workloads.deadlines import easy_schedule
 from tests.conftest import synthetic_swf
@@ -196,6 +196,9 @@ def test_mixed_deadline_and_relaxed_jobs(trace):
     assert (more.user_deadline | ~prepared.user_deadline).all()
     jobs = w.generate(rng())
     assert {j.kind for j in jobs} == {"deadline", "no-deadline"}
+    # a relaxed job carries a deadline but its client set none: it is measured as best-effort
+    assert all(j.best_effort == (j.kind == "no-deadline") for j in jobs)
+    assert all(j.deadline is not None for j in jobs)
     none = TraceWorkload(trace=trace, deadlines="factor", deadline_share=0.2, relaxation=None)
     jobs = none.generate(rng())
     assert all((j.deadline is None) == (j.kind == "no-deadline") for j in jobs)

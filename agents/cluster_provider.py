@@ -1,0 +1,247 @@
+"""Service providers that run a deadline cluster (Yeo & Buyya, ICPP'06 §3-4): Libra and LibraRisk
+on time-shared nodes, EDF on space-shared processors.
+
+They offer what clients and the result code use on :class:`~agents.service_provider.
+ServiceProviderAgent` (``quote``, ``commit``, ``idle``, ``records``, ``busy``, ``running``,
+``queue``, ``revenue``/``rent_paid``/``profit``). The cluster's nodes are the resource
+provider's processors (its ``capacity``; a pool without uncertainty, which the paper's cluster
+is); rent is paid for a processor while it runs a job.
+
+- :class:`TimeSharedProvider`: at submission the policy picks nodes or rejects (§3.1, §3.3); an
+  admitted job starts at once on :class:`market.timeshare.TimeSharedCluster` and completes when
+  its actual work is done. The provider rents a node while any job is on it, so a job's own rent
+  is not separable: its record shows 0 and the provider's rent is in the ledger.
+- :class:`EDFProvider`: every job is queued at submission; the earliest deadline is selected,
+  rejected then if admission control says its deadline cannot be met (its record's decision
+  becomes that rejection and it counts as not admitted), and otherwise started once enough
+  processors are free (§4).
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import TYPE_CHECKING
+
+import mesa
+from mesa.time import Priority
+
+from agents.policies.base import Decision
+from agents.policies.libra import EDF, ClusterPolicy, Libra
+from agents.service_provider import JobRecord, ServiceProviderAgent
+from market.clock import Completions, handler
+from market.jobs import Job
+from market.scenario import ScenarioError
+from market.timeshare import TimeSharedCluster
+
+if TYPE_CHECKING:
+    from agents.resource_provider import Lease, ResourceProviderAgent
+    from market.model import GridMarket
+
+
+class ClusterProvider(mesa.Agent):
+    """What both cluster providers share: records, money, the width check."""
+
+    revenue = ServiceProviderAgent.revenue
+    rent_paid = ServiceProviderAgent.rent_paid
+    profit = ServiceProviderAgent.profit
+
+    def __init__(
+        self,
+        model: GridMarket,
+        name: str,
+        policy: ClusterPolicy,
+        resource_provider: ResourceProviderAgent,
+    ) -> None:
+        super().__init__(model)
+        self.name = name
+        self.policy = policy
+        self.resource_provider = resource_provider
+        resource_provider.tenants.append(self)
+        self.size = resource_provider.capacity
+        self.records: dict[int, JobRecord] = {}
+        self._waiting: list = []  # (deadline priority..., job) heap of jobs waiting (EDF only)
+        self.accepted = 0
+        self.busy = 0  # processors in use
+        self.running = 0
+
+    def capacity_changed(self) -> None:
+        """The pool never varies under a cluster (see the module docstring)."""
+
+    @property
+    def queue(self) -> list[Job]:
+        """Jobs waiting to start (EDF only), in no particular order."""
+        return [entry[-1] for entry in self._waiting]
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and nothing running."""
+        return not self._waiting and not self.running
+
+    def _width(self, job: Job) -> int:
+        n = job.max_shape
+        if n > self.size:
+            raise ScenarioError(
+                f"service provider {self.name}: job {job.id} needs {n} processors, the cluster "
+                f"has {self.size} (resource_providers capacity)"
+            )
+        return n
+
+    def _finish(self, record: JobRecord, now: float, rent: float) -> None:
+        record.end = now
+        record.rent = rent
+        record.paid = record.job.utility(now)
+        self.model.ledger.settle(now, record.job.client or "client", self.name, record.paid,
+                                 record.job.id)  # fmt: skip
+        self.running -= 1
+
+
+class TimeSharedProvider(ClusterProvider):
+    """Libra or LibraRisk admission on a time-shared cluster (§3)."""
+
+    def __init__(self, model, name, policy: Libra, resource_provider) -> None:
+        super().__init__(model, name, policy, resource_provider)
+        self.cluster = TimeSharedCluster(self.size, policy.unused_share)
+        self._leases: dict[int, Lease] = {}  # node -> its lease while it runs a job
+        self._quoted: tuple[int, tuple[int, ...]] | None = None
+        self._event = None
+        self._on_complete = handler(self._complete_due)  # kept: see market.clock.handler
+
+    def quote(self, job: Job) -> Decision:
+        """Run Libra/LibraRisk on ``job`` now (recorded whatever the client does)."""
+        now = self.model.time
+        n = self._width(job)
+        choice = self.policy.choose(self.cluster, now, job)
+        if choice.nodes is None:
+            decision = Decision(False, choice.reason, choice.detail)
+        else:
+            estimate = job.predicted_runtime(n)
+            end = max(job.deadline, now + estimate)  # at its share, or alone on its nodes
+            value = job.utility(end)
+            decision = Decision(True, choice.reason, choice.detail, n, now, end, value, value)
+            self._quoted = (job.id, choice.nodes)
+        self.records[job.id] = JobRecord(job, decision)
+        return decision
+
+    def commit(self, job: Job) -> None:
+        """Start ``job`` on the nodes its quote chose (the cluster is unchanged since)."""
+        record = self.records[job.id]
+        quoted, self._quoted = self._quoted, None
+        if not record.decision.accepted or quoted is None or quoted[0] != job.id:
+            raise ValueError(f"{self.name} did not just accept job {job.id}")
+        now, nodes = self.model.time, quoted[1]
+        n = len(nodes)
+        self.cluster.admit(now, job.id, nodes, job.runtime(n), job.predicted_runtime(n),
+                           job.deadline)  # fmt: skip
+        record.committed, record.processors, record.start = True, n, now
+        self.accepted += 1
+        self.running += 1
+        rp = self.resource_provider
+        for j in nodes:
+            if j not in self._leases:
+                self._leases[j] = rp.rent(self.name, 1, job.deadline, job.id)
+        self.busy = len(self._leases)
+        self._expect_completion()
+
+    def _expect_completion(self) -> None:
+        """One event, at the cluster's next completion (moved when rates change)."""
+        at = self.cluster.next_completion()
+        if self._event is not None:
+            if self._event.time == at:
+                return
+            self._event.cancel()
+            self._event = None
+        if at is not None:
+            self._event = self.model.clock.at(at, self._on_complete, Priority.HIGH)
+
+    def _complete_due(self) -> None:
+        self._event = None
+        now = self.model.time
+        rp = self.resource_provider
+        for shared in self.cluster.complete_due(now):
+            self._finish(self.records[shared.id], now, 0.0)
+            for j in shared.nodes:
+                if not self.cluster.on_node[j]:
+                    rp.release(self._leases.pop(j))
+        self.busy = len(self._leases)
+        self.model.note_progress()
+        self._expect_completion()
+        if self.idle:
+            self.model.check_finished()
+
+
+class EDFProvider(ClusterProvider):
+    """Earliest deadline first on space-shared processors, with or without admission control."""
+
+    def __init__(self, model, name, policy: EDF, resource_provider) -> None:
+        super().__init__(model, name, policy, resource_provider)
+        self._leases: dict[int, Lease] = {}  # job id -> lease
+        self.completions = Completions(model.clock, self._complete)
+
+    def quote(self, job: Job) -> Decision:
+        """Queue every job (EDF decides when it selects it)."""
+        self._width(job)
+        decision = Decision(True, "queued", "earliest deadline first: decided when selected")
+        self.records[job.id] = JobRecord(job, decision)
+        return decision
+
+    def commit(self, job: Job) -> None:
+        """Queue ``job`` in deadline order and start what can start."""
+        record = self.records[job.id]
+        record.committed = True
+        self.accepted += 1
+        heapq.heappush(self._waiting, (*self.policy.priority(job), job))
+        self._select()
+
+    def _select(self) -> None:
+        """Start or reject from the head of the queue while the head can start (§4)."""
+        now = self.model.time
+        queue = self._waiting
+        while queue:
+            job = queue[0][-1]
+            n = job.max_shape
+            if not self.policy.admits(job, now):
+                heapq.heappop(queue)
+                record = self.records[job.id]
+                record.committed = False
+                self.accepted -= 1
+                record.decision = Decision(
+                    False, "deadline-unreachable",
+                    f"selected at {now:.3f} h: estimate ends after the deadline {job.deadline:.3f}",
+                )  # fmt: skip
+                continue
+            if n > self.size - self.busy:
+                return  # the head waits for processors (no backfilling)
+            heapq.heappop(queue)
+            self._start(job, n, now)
+
+    def _start(self, job: Job, n: int, now: float) -> None:
+        record = self.records[job.id]
+        end = now + job.runtime(n)
+        lease = self.resource_provider.rent(self.name, n, now + job.predicted_runtime(n), job.id)
+        self._leases[job.id] = lease
+        record.processors, record.start = n, now
+        self.busy += n
+        self.running += 1
+        self.completions.add(end, job.id)
+
+    def _complete(self, job_ids: list[int]) -> None:
+        now = self.model.time
+        for job_id in job_ids:
+            record = self.records[job_id]
+            self.busy -= record.processors
+            self._finish(record, now, self.resource_provider.release(self._leases.pop(job_id)))
+        self.model.note_progress()
+        self._select()
+        if self.idle:
+            self.model.check_finished()
+
+
+def cluster_provider(model, name: str, policy: ClusterPolicy, resource_provider):
+    """The provider that runs ``policy``: time-shared for Libra and LibraRisk, else EDF."""
+    if resource_provider.varies:
+        raise ScenarioError(
+            f"service provider {name}: a deadline cluster needs a resource provider without "
+            "uncertainty"
+        )
+    kind = TimeSharedProvider if policy.sharing == "time" else EDFProvider
+    return kind(model, name, policy, resource_provider)

@@ -1,0 +1,223 @@
+"""The dashboard's set-up panel, as plain Python (no Dash): a tab's :class:`Setup` (a scenario
+file, the policies ticked, how to compare them, and a few key parameters) and the runs it builds:
+
+- ``parallel``: one :class:`~market.model.GridMarket` per policy (per variant of the scenario),
+  all on the same seed and so on the same job stream: the papers' way of comparing policies;
+- ``market``: one GridMarket in which every policy is a service provider of its own, all offered
+  the same jobs under the client's offer rule; each rents from a copy of the scenario's resource
+  provider (``pool="own"``) or all from the same one (``pool="shared"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agents.policies import SCHEDULERS
+from dashboards.scenario_files import load_scenario
+from market.model import GridMarket
+from market.paths import MISSING, get_path
+from market.scenario import Scenario, ScenarioError, validate
+
+SOURCE = "dashboard"  # the source named in scenario errors, stripped before display
+
+MODES = ("parallel", "market")
+POOLS = ("own", "shared")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A key parameter of the set-up panel: where it lives in a scenario (None: not in the
+    model yet) and how to label it."""
+
+    name: str
+    label: str
+    path: str | None
+    note: str = ""
+
+
+PARAMS = (
+    Param(
+        "mean_interarrival",
+        "Mean inter-arrival time (h)",
+        "clients.0.workload.mean_interarrival",
+        "the load: smaller is busier",
+    ),
+    Param("price", "Price per processor-hour", "resource_providers.0.price"),
+    Param("capacity", "Capacity (processors)", "resource_providers.0.capacity"),
+    Param("jobs", "Jobs", "clients.0.workload.jobs"),
+    Param(
+        "sigma",
+        "Capacity uncertainty σ",
+        "resource_providers.0.uncertainty.sigma",
+        "sd of the forecast error, processors",
+    ),
+    Param(
+        "risk_bound",
+        "Risk bound",
+        "service_providers.0.risk",
+        "acceptable risk, e.g. 0.1; empty: oblivious",
+    ),
+    Param("seed", "Seed", "seed", "the same for every run"),
+)
+PARAMS_BY_NAME = {p.name: p for p in PARAMS}
+
+
+def one_line(error: ScenarioError) -> str:
+    """A scenario error's message without the source prefix: ``field.path: what is wrong``."""
+    return str(error).removeprefix(f"{SOURCE}: ")
+
+
+# -- scenarios --------------------------------------------------------------------------------
+def base_of(scenario: Scenario) -> Scenario:
+    """The scenario without its variants."""
+    return scenario.model_copy(update={"variants": {}})
+
+
+def policy_options(scenario: Scenario) -> dict[str, dict[str, Any]]:
+    """The policies one can compare, by label, as overrides of the scenario: its variants, or one
+    per registered scheduler if it has none."""
+    if scenario.variants:
+        return dict(scenario.variants)
+    return {name: {"service_providers.0.scheduler": name} for name in sorted(SCHEDULERS)}
+
+
+def param_values(scenario: Scenario) -> dict[str, Any]:
+    """The key parameters' values in ``scenario`` (None where it has no such field)."""
+    data = scenario.model_dump(mode="python")
+    values = {p.name: get_path(data, p.path) for p in PARAMS}
+    return {name: None if value is MISSING else value for name, value in values.items()}
+
+
+def param_enabled(scenario: Scenario, name: str) -> bool:
+    """Whether the scenario has the field of parameter ``name`` (set or not)."""
+    path = PARAMS_BY_NAME[name].path
+    return get_path(scenario.model_dump(mode="python"), path) is not MISSING
+
+
+def check_param(scenario: Scenario, name: str, value: Any) -> str | None:
+    """Why ``value`` is not valid for parameter ``name`` of ``scenario`` (None if it is)."""
+    param = PARAMS_BY_NAME.get(name)
+    if param is None:
+        return f"unknown parameter {name!r}"
+    if not param_enabled(scenario, name):
+        return None  # shown disabled: nothing to check
+    if value == "":
+        value = None
+    if value is None and param_values(scenario)[name] is not None:
+        return f"{param.path}: enter a number"  # (an optional field may stay empty)
+    try:
+        base_of(scenario).with_overrides({param.path: value}, SOURCE)
+    except ScenarioError as exc:
+        return one_line(exc)
+    return None
+
+
+# -- set-up -----------------------------------------------------------------------------------
+class SetupError(ValueError):
+    """A set-up that cannot be built; ``field`` names the panel field at fault (or None)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a tab runs: a scenario file, the policies to compare and how, key parameters."""
+
+    scenario: str
+    policies: tuple[str, ...]
+    mode: str = "parallel"
+    pool: str = "own"
+    params: tuple[tuple[str, Any], ...] = ()  # (name, value) of the parameters changed
+
+    @classmethod
+    def default(cls, scenario_path: str) -> Setup:
+        """Every policy of the scenario in parallel runs, its own parameter values."""
+        scenario = load_scenario(scenario_path)
+        return cls(scenario_path, tuple(policy_options(scenario)))
+
+    def param_dict(self) -> dict[str, Any]:
+        return dict(self.params)
+
+
+@dataclass
+class Run:
+    """One market: a GridMarket, with its label (the policy, or ``market``)."""
+
+    label: str
+    model: GridMarket
+
+    @property
+    def active(self) -> bool:
+        """Still running: not finished, not stalled."""
+        return self.model.running and self.model.stalled is None
+
+
+def build_runs(setup: Setup) -> tuple[list[Run], float]:
+    """The runs of ``setup`` and the sample interval; a :class:`SetupError` if it is invalid."""
+    try:
+        scenario = load_scenario(setup.scenario)
+    except ScenarioError as exc:
+        raise SetupError(str(exc), "scenario") from None
+    if setup.mode not in MODES:
+        raise SetupError(f"mode: must be one of {', '.join(MODES)}", "mode")
+    if setup.pool not in POOLS:
+        raise SetupError(f"pool: must be one of {', '.join(POOLS)}", "pool")
+    options = policy_options(scenario)
+    unknown = [p for p in setup.policies if p not in options]
+    if unknown:
+        raise SetupError(f"policies: {unknown[0]!r} is not a policy of this scenario", "policies")
+    if not setup.policies:
+        raise SetupError("policies: tick at least one", "policies")
+
+    base = base_of(scenario)
+    overrides = {}
+    for name, value in setup.params:
+        message = check_param(scenario, name, value)
+        if message:
+            raise SetupError(message, name)
+        if param_enabled(scenario, name):
+            overrides[PARAMS_BY_NAME[name].path] = None if value == "" else value
+    try:
+        base = base.with_overrides(overrides, SOURCE)
+        variants = {
+            label: base.with_overrides(options[label], f"{SOURCE}: {label}")
+            for label in setup.policies
+        }
+    except ScenarioError as exc:
+        raise SetupError(one_line(exc)) from None
+
+    if setup.mode == "parallel":
+        runs = [Run(label, GridMarket(variant)) for label, variant in variants.items()]
+    else:
+        runs = [Run("market", GridMarket(_one_market(base, variants, setup.pool)))]
+    return runs, base.sample_interval
+
+
+def _one_market(base: Scenario, variants: dict[str, Scenario], pool: str) -> Scenario:
+    """One market whose service providers are the first service provider of each variant,
+    named by the variant's label; with ``pool="own"`` each rents from a copy of its variant's
+    resource provider, with ``"shared"`` all from the base scenario's."""
+    data = base.model_dump(mode="python")
+    providers, pools = [], []
+    for label, variant in variants.items():
+        sp = variant.service_providers[0].model_dump(mode="python")
+        sp["name"] = label
+        if pool == "own":
+            wanted = sp["resource_provider"] or variant.resource_providers[0].name
+            rp = next(r for r in variant.resource_providers if r.name == wanted)
+            rp = rp.model_dump(mode="python") | {"name": f"{label} pool"}
+            sp["resource_provider"] = rp["name"]
+            pools.append(rp)
+        providers.append(sp)
+    data["service_providers"] = providers
+    if pool == "own":
+        data["resource_providers"] = pools
+    for client in data["clients"]:
+        client["providers"] = None
+    try:
+        return validate(data, SOURCE)
+    except ScenarioError as exc:
+        raise SetupError(one_line(exc)) from None
