@@ -63,6 +63,24 @@ def test_a_release_wakes_the_other_tenants_of_a_shared_pool():
     assert sps["b"].records[0].end == 2.0
 
 
+def test_a_deadline_cluster_cannot_share_its_pool():
+    # A cluster's nodes are its pool's processors: another tenant renting them made EDF and
+    # Libra crash (a rental refused). Refused when the scenario is read, naming the field.
+    data = {
+        "resource_providers": [{"name": "r", "capacity": 8}],
+        "service_providers": [{"name": "a"}, {"name": "b", "cluster": "edf"}],
+    }
+    with pytest.raises(ScenarioError) as info:
+        validate(data, "x.yaml")
+    assert str(info.value) == (
+        "x.yaml: service_providers.1.cluster: a deadline cluster needs a resource provider of "
+        "its own ('r' is also rented by 'a')"
+    )
+    data["resource_providers"].append({"name": "own", "capacity": 8})
+    data["service_providers"][1]["resource_provider"] = "own"
+    validate(data, "x.yaml")
+
+
 # -- admission on the scheduler's shapes -----------------------------------------------------------
 def test_accept_all_rejects_a_job_none_of_whose_scheduler_shapes_fits_the_pool():
     # SJF runs a job on its widest shape (5), LJF on its narrowest: on 4 processors SJF can
@@ -229,9 +247,10 @@ def test_a_150000_hour_job_runs_to_completion():
 # -- property test ---------------------------------------------------------------------------------
 def test_random_markets_finish_or_stop_with_a_one_line_error(tmp_path):
     # MARKETS random small markets (tests/markets.py). A market whose waiting jobs need what a
-    # pool hardly ever offers may stall; the stall window is cut to 2,000 h (the markets last
-    # tens of hours) so that it does in a blink, and such a stall must be explained by the
-    # pools' chances. Any other exception, or a broken invariant, fails.
+    # pool hardly ever offers may stall; the stall window is cut to 500 h (the markets last tens
+    # of hours, at most a few hundred) so that it does in a blink, and such a stall must be
+    # explained by the pools' chances. A scenario error found while running (a job wider than
+    # a deadline cluster) is one line too. Any other exception, or a broken invariant, fails.
     outcomes = {"finished": 0, "never finishes": 0, "stalled": 0, "invalid": 0}
     for i in range(MARKETS):
         data = random_market(np.random.default_rng(i), tmp_path)
@@ -241,10 +260,14 @@ def test_random_markets_finish_or_stop_with_a_one_line_error(tmp_path):
             assert "\n" not in str(exc)
             outcomes["invalid"] += 1
             continue
-        model.stall_after = 2000.0
+        model.stall_after = 500.0
         watch(model)
         try:
             model.run()
+        except ScenarioError as exc:
+            assert "\n" not in str(exc)
+            outcomes["invalid"] += 1
+            continue
         except MarketStalled as exc:
             message = str(exc)
             assert "\n" not in message
