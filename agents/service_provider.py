@@ -189,20 +189,21 @@ class ServiceProviderAgent(mesa.Agent):
             self._wake_event.cancel()
             self._wake_event = None
         if at is not None:
-            self._wake_event = self.model.clock.at(at, self._on_wake)
+            clock = self.model.clock
+            self._wake_event = clock.at(max(clock.snap(at), self.model.time), self._on_wake)
 
     def start(self, placement: Placement) -> bool:
         """Rent processors for ``placement`` and run its job; False if too few are free (then it
         waits for the next run), unless ``reshape`` narrows it to the widest shape that fits."""
         job, n = placement.job, placement.processors
         now = self.model.time
-        rp = self.resource_provider
-        lease = rp.rent(self.name, n, now + job.predicted_runtime(n), job.id)
+        rp, snap = self.resource_provider, self.model.clock.snap
+        lease = rp.rent(self.name, n, snap(now + job.predicted_runtime(n)), job.id)
         if lease is None and self.reshape:
             fits = [m for m in job.shapes if m <= rp.available()]
             if fits:
                 n = fits[-1]
-                lease = rp.rent(self.name, n, now + job.predicted_runtime(n), job.id)
+                lease = rp.rent(self.name, n, snap(now + job.predicted_runtime(n)), job.id)
                 self.reshaped += 1
         if lease is None:
             return False
@@ -210,7 +211,7 @@ class ServiceProviderAgent(mesa.Agent):
         record.processors, record.start, record.lease = n, now, lease
         self.busy += n
         self.running += 1
-        self.completions.add(now + job.runtime(n), job.id)
+        self.completions.add(snap(now + job.runtime(n)), job.id)
         return True
 
     def complete(self, job_ids: list[int]) -> None:

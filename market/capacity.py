@@ -21,6 +21,12 @@ import math
 from bisect import bisect_left, bisect_right
 from itertools import pairwise
 
+#: Hours: a reservation that ends this close to a breakpoint ends at it. Times derived as
+#: ``start + duration`` can miss a breakpoint by a float rounding error (a trace's whole seconds
+#: are not exact in hours), which would otherwise make a job that ends exactly when another
+#: starts overlap it (see market/clock.py). 1e-9 h is 3.6 microseconds.
+EPS = 1e-9
+
 
 class CapacityError(ValueError):
     """A reservation that would need more processors than are free, or a bad release."""
@@ -103,7 +109,7 @@ class CapacityProfile:
         """Fewest processors free at any time in ``[start, end)``."""
         times = self._times
         i = max(bisect_right(times, start) - 1, 0)
-        j = max(bisect_left(times, end), i + 1)
+        j = max(bisect_left(times, end - EPS), i + 1)
         return min(self._free[i:j])
 
     def earliest_start(self, processors: int, duration: float, after: float) -> float:
@@ -136,8 +142,8 @@ class CapacityProfile:
         i = bisect_right(times, start) - 1
         if free[i] < processors:
             return False
-        j, k = i + 1, len(times)
-        while j < k and times[j] < end:
+        j, k, by = i + 1, len(times), end - EPS
+        while j < k and times[j] < by:
             if free[j] < processors:
                 return False
             j += 1
@@ -168,10 +174,11 @@ class CapacityProfile:
                         i += 1
                     start = times[i]
                 end = start + duration
+                by = end - EPS
                 j = i + 1
-                while j < k and times[j] < end and free[j] >= processors:
+                while j < k and times[j] < by and free[j] >= processors:
                     j += 1
-                if j == k or times[j] >= end:
+                if j == k or times[j] >= by:
                     break
                 i = j  # the step at j is too small: restart after it
         except IndexError:
@@ -188,7 +195,7 @@ class CapacityProfile:
             raise CapacityError(f"cannot change the profile before its origin {times[0]}")
         # Check before changing anything, so a failed call leaves the profile as it was.
         i = bisect_right(times, start) - 1
-        j = bisect_left(times, end)
+        j = bisect_left(times, end - EPS)
         segment = free[i:j]
         if delta < 0 and min(segment) + delta < 0:
             raise CapacityError(
@@ -206,6 +213,8 @@ class CapacityProfile:
         ``start`` and ``j`` is the first breakpoint at or after ``end``."""
         times, free = self._times, self._free
         k = len(times)
+        if j < k and times[j] - end <= EPS:  # (and >= -EPS: j is the first at or after end - EPS)
+            end = times[j]
         # Split at end, then at start (inserting at end first keeps index i valid).
         if j == k or times[j] != end:
             times.insert(j, end)

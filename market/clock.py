@@ -9,6 +9,11 @@ Mesa directly where a trick applies. With ``fast=True`` (the default) the clock
   (:class:`Completions`), so that Mesa's heap (ordered by a Python ``__lt__``) stays small;
 - lets callers reuse work between plans made at one instant (read by the planner: ``fast``).
 
+Whatever ``fast`` says, times can be *exact*: with ``ticks_per_hour`` (3600 for a trace, whose
+times are whole seconds) every time an agent derives (a completion, a lease's end, a wake-up) is
+snapped to the tick grid by :meth:`Clock.snap`, so two events in the same second are one instant
+whatever the float sums that made them (``k / 3600`` is one float for each whole second ``k``).
+
 With ``fast=False`` every such piece of work is an ordinary Mesa event (one per completion, a
 low-priority event for the end of an instant) and nothing is reused: the plain reading of the
 model, against which the equivalence tests check that the tricks change no decision. The
@@ -49,10 +54,19 @@ def collector_paused() -> Iterator[None]:
 class Clock:
     """Event scheduling for the agents of ``model``, with the speed tricks on when ``fast``."""
 
-    def __init__(self, model: mesa.Model, fast: bool = True) -> None:
+    def __init__(
+        self, model: mesa.Model, fast: bool = True, ticks_per_hour: int | None = None
+    ) -> None:
         self.model = model
         self.fast = fast
+        self.ticks_per_hour = ticks_per_hour
         self.at_once = 0  # end-of-instant work done at once instead of in an event
+
+    def snap(self, time: float) -> float:
+        """``time`` on the tick grid (``round(time x ticks) / ticks``), or as it is without
+        ticks."""
+        ticks = self.ticks_per_hour
+        return time if ticks is None else round(time * ticks) / ticks
 
     def at(self, time: float, callback: Callable[[], Any], priority=Priority.DEFAULT) -> Event:
         """Schedule ``callback`` at ``time``. Keep a reference to ``callback`` as long as the

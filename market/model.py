@@ -58,7 +58,8 @@ class GridMarket(mesa.Model):
         seed = scenario.seed if seed is None else seed
         super().__init__(rng=seed)
         self._default_schedule.stop()  # a pure event-driven model: no fixed step
-        self.clock = Clock(self, fast)
+        ticks = [c.workload.ticks_per_hour for c in scenario.clients]
+        self.clock = Clock(self, fast, max((t for t in ticks if t), default=None))
         self.spec = scenario
         self.seed = seed
         self.ledger = Ledger()

@@ -21,7 +21,7 @@ Where the paper is silent we chose, and each choice is a parameter:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -43,6 +43,7 @@ class ProfitWorkload(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     kind: Literal["profit"] = "profit"
+    ticks_per_hour: ClassVar[int | None] = None  # times are continuous (see market.clock)
     jobs: int = Field(
         200, ge=0, le=MAX_JOBS, description="jobs per run (Table 1: 200; at most 1,000,000)"
     )

@@ -79,7 +79,7 @@ import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -180,6 +180,7 @@ class TraceWorkload(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     kind: Literal["swf"] = "swf"
+    ticks_per_hour: ClassVar[int] = 3600  # SWF times are whole seconds: exact (market.clock)
     trace: str = Field(description="SWF file: a path, or a name on the trace search path")
     skip_bad: bool = Field(False, description="skip malformed lines instead of stopping")
     processors: int | None = Field(
@@ -338,6 +339,11 @@ class TraceWorkload(BaseModel):
         copy, marks, urgency = copy[ordered], marks[ordered], urgency[ordered]
         if self.arrival_delay_factor != 1.0:
             arrival = arrival * self.arrival_delay_factor
+        # Whole seconds, as the trace's own times are (scaled ones rounded), so that the replay
+        # is exact: every event lands on the clock's second grid (market.clock).
+        arrival, runtime, estimate = (
+            np.rint(x * SECONDS_PER_HOUR) / SECONDS_PER_HOUR for x in (arrival, runtime, estimate)
+        )
 
         # 6. deadlines
         deadline = np.full(len(arrival), np.nan)
