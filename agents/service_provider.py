@@ -190,7 +190,10 @@ class ServiceProviderAgent(mesa.Agent):
             self._wake_event = None
         if at is not None:
             clock = self.model.clock
-            self._wake_event = clock.at(max(clock.snap(at), self.model.time), self._on_wake)
+            wake = clock.snap(at)
+            if wake <= self.model.time:  # rounded back to now, where the start is not yet due
+                wake = at  # (waking now would plan the same and wake now again, for ever)
+            self._wake_event = clock.at(wake, self._on_wake)
 
     def start(self, placement: Placement) -> bool:
         """Rent processors for ``placement`` and run its job; False if too few are free (then it

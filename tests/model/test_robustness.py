@@ -81,6 +81,19 @@ def test_a_deadline_cluster_cannot_share_its_pool():
     validate(data, "x.yaml")
 
 
+def test_a_wake_up_is_never_rounded_back_to_now():
+    # With a trace the clock snaps times to whole seconds. A start planned 0.3 s from now (a
+    # period of an uncertain pool ending off the grid) rounded back to now: the provider woke
+    # now, planned the same start, and woke now again, for ever (random market 40 hung).
+    model = _market({"clients": [{"name": "c", "workload": {"jobs": 1}}]})
+    model.clock.ticks_per_hour = 3600
+    sp = model.service_providers["sp"]
+    sp._set_wake(0.3 / 3600)
+    assert sp._wake_event.time == 0.3 / 3600
+    sp._set_wake(0.7 / 3600)  # rounds to the next second: the start is due then
+    assert sp._wake_event.time == 1 / 3600
+
+
 # -- admission on the scheduler's shapes -----------------------------------------------------------
 def test_accept_all_rejects_a_job_none_of_whose_scheduler_shapes_fits_the_pool():
     # SJF runs a job on its widest shape (5), LJF on its narrowest: on 4 processors SJF can
