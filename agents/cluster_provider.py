@@ -77,6 +77,10 @@ class ClusterProvider(mesa.Agent):
         """Nothing queued and nothing running."""
         return not self._waiting and not self.running
 
+    def least_need(self, job: Job) -> int:
+        """The processors ``job`` runs on here: its widest shape (a cluster never reshapes)."""
+        return job.max_shape
+
     def _width(self, job: Job) -> int:
         n = job.max_shape
         if n > self.size:

@@ -19,8 +19,11 @@ resources ... or it might suffer equipment failures"). With an
   for an exponential time of mean ``outage_duration`` hours; they are not forecast either.
 
 A lease already granted is never taken back (no preemption): when availability falls below what
-is leased, only new rentals wait. Tenants are told whenever availability changes, so that their
-schedulers run again (§3.3: "whenever ... the number of available resources changes").
+is leased, only new rentals wait. Tenants are told whenever availability changes, and whenever
+another tenant's job ends and frees processors (:meth:`ResourceProviderAgent.freed`), so that
+their schedulers run again (§3.3: "whenever ... the number of available resources changes").
+Over-booking may leave a pool that can never hold a job its tenant committed (a surprise to the
+tenant): ``most_available`` is the most it can ever offer, which the model checks jobs against.
 """
 
 from __future__ import annotations
@@ -46,6 +49,12 @@ if TYPE_CHECKING:
 
     from agents.service_provider import ServiceProviderAgent
     from market.model import GridMarket
+
+
+#: A period's draw less likely than this counts as never happening (our choice): even at one
+#: draw per second (the shortest period a scenario may have) it comes once in 30,000 years, so a
+#: job waiting for it would stall the market (``market.model.STALL_AFTER``) all but surely.
+NEVER = 1e-12
 
 
 @dataclass(slots=True)
@@ -81,6 +90,13 @@ class ResourceProviderAgent(mesa.Agent):
         self.availability_model = AvailabilityModel(
             capacity, self.uncertainty.sigma, self.uncertainty.distribution
         )
+        # The most processors the pool can ever have for its tenants: its capacity, or the
+        # largest draw around capacity x (1 - overbooking) more likely than NEVER a period
+        # (outages only take processors away).
+        self.most_available = capacity
+        if self.varies:
+            mean = capacity * (1.0 - self.uncertainty.overbooking)
+            self.most_available = self.availability_model.most(mean, NEVER)
         self.tenants: list[ServiceProviderAgent] = []
         self.leases: dict[int, Lease] = {}
         # The announced ends of the leases, in order, and the processors ending at each.
@@ -108,6 +124,14 @@ class ResourceProviderAgent(mesa.Agent):
     def availability(self) -> int:
         """Processors the pool has for its tenants right now (leased ones included)."""
         return max(self.drawn - self.lost, 0)
+
+    def chance_of(self, processors: int) -> float:
+        """The probability that a period's draw gives at least ``processors`` (1 if the pool
+        never varies and has them)."""
+        if not self.varies:
+            return float(processors <= self.capacity)
+        mean = self.capacity * (1.0 - self.uncertainty.overbooking)
+        return self.availability_model.prob_at_least(mean, processors)
 
     def available(self) -> int:
         """Processors free to rent right now."""
@@ -169,6 +193,14 @@ class ResourceProviderAgent(mesa.Agent):
         rent = self.price.cost(lease.processors, lease.start, now)
         self.model.ledger.transfer(now, lease.tenant, self.name, rent, Kind.RENT, lease.job)
         return rent
+
+    def freed(self, by: ServiceProviderAgent) -> None:
+        """``by`` released processors now: every other tenant with waiting jobs runs its
+        scheduler (§3.3: "whenever ... the number of available resources changes"); ``by``
+        runs its own anyway. Told once per completion event, after all its releases."""
+        for tenant in self.tenants:
+            if tenant is not by:
+                tenant.capacity_changed()
 
     # -- what really happens -------------------------------------------------------------------
     def _changed(self) -> None:

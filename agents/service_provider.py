@@ -134,7 +134,19 @@ class ServiceProviderAgent(mesa.Agent):
         record.committed = True
         self.accepted += 1
         self.planner.admit(job, record.decision, self.model.time)
+        need = self.least_need(job)
+        if need > self.resource_provider.most_available:
+            self.model.note_never_runs(self, job, need)
         self._request_dispatch()
+
+    def least_need(self, job: Job) -> int:
+        """The fewest processors ``job`` can start on here: its narrowest shape if it may be
+        reshaped when due, else the shape it was admitted on (or the narrowest its scheduler
+        runs)."""
+        if self.reshape:
+            return job.shapes[0]
+        admitted = self.planner.shapes.get(job.id)
+        return admitted if admitted is not None else min(self.scheduler.shapes(job))
 
     def capacity_changed(self) -> None:
         """The resource provider's availability changed: run the scheduler again (§3.3)."""
@@ -178,7 +190,10 @@ class ServiceProviderAgent(mesa.Agent):
             self._wake_event = None
         if at is not None:
             clock = self.model.clock
-            self._wake_event = clock.at(max(clock.snap(at), self.model.time), self._on_wake)
+            wake = clock.snap(at)
+            if wake <= self.model.time:  # rounded back to now, where the start is not yet due
+                wake = at  # (waking now would plan the same and wake now again, for ever)
+            self._wake_event = clock.at(wake, self._on_wake)
 
     def start(self, placement: Placement) -> bool:
         """Rent processors for ``placement`` and run its job; False if too few are free (then it
@@ -218,6 +233,7 @@ class ServiceProviderAgent(mesa.Agent):
             self.running -= 1
         self.model.note_progress()
         self._request_dispatch()
+        self.resource_provider.freed(self)  # other tenants may now start their jobs
         if self.idle:  # the market can only have finished if this provider is idle
             self.model.check_finished()
 

@@ -40,7 +40,7 @@ from market import qbets_cli
 from market.batch import BatchError, SweepInterrupted, make_executor, run_sweep
 from market.export import ExportError, export_schedules
 from market.limits import MAX_SEED
-from market.model import GridMarket
+from market.model import GridMarket, MarketStalled
 from market.qbets import QbetsError
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
@@ -191,7 +191,11 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     variants = scenario.expand(args.scenario)  # validates every variant before anything runs
     summaries, jobs, runs = [], [], []
     for label, variant in variants:
-        result = GridMarket(variant, seed=args.seed).run()
+        try:
+            result = GridMarket(variant, seed=args.seed).run()
+        except MarketStalled as exc:  # one line naming the cause; say which run
+            where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
+            raise MarketStalled(f"{where}: {exc}") from None
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
         runs.append((label, variant, result))
@@ -402,7 +406,15 @@ def main(argv: list[str] | None = None) -> int:
         plugin = plugins().get(args.command)
         if plugin is not None:
             return plugin.run(args)
-    except (UsageError, ScenarioError, BatchError, ReportError, SwfError, QbetsError) as exc:
+    except (
+        UsageError,
+        ScenarioError,
+        BatchError,
+        ReportError,
+        SwfError,
+        QbetsError,
+        MarketStalled,
+    ) as exc:
         print(f"gridmarket: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

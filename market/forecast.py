@@ -96,6 +96,15 @@ class AvailabilityModel:
             k -= 1
         return k
 
+    def most(self, forecast: float, negligible: float = 0.0) -> int:
+        """The most processors available with a chance above ``negligible`` when ``forecast``
+        are predicted: the largest ``k`` with ``P(A >= k) > negligible`` (with 0, the whole
+        pool under an unbounded error unless its tail there is below the smallest double)."""
+        k = self.capacity
+        while k > 0 and self.prob_at_least(forecast, k) <= negligible:
+            k -= 1
+        return k
+
     def realise(self, forecast: float, error: float) -> int:
         """The availability that a forecast and an error give."""
         return int(min(max(np.rint(forecast + error), 0), self.capacity))

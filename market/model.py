@@ -24,7 +24,7 @@ import mesa
 from agents.client import ClientAgent
 from agents.cluster_provider import cluster_provider
 from agents.policies import make_admission, make_cluster, make_scheduler
-from agents.resource_provider import ResourceProviderAgent
+from agents.resource_provider import NEVER, ResourceProviderAgent
 from agents.service_provider import ServiceProviderAgent
 from agents.site_builder import build_batch_sites
 from market.clock import Clock, collector_paused
@@ -69,6 +69,8 @@ class GridMarket(mesa.Model):
         self.end_time: float | None = None
         self.arrivals = 0
         self.last_progress = 0.0  # when a job last arrived or ended
+        self.stall_after = STALL_AFTER  # see check_stalled
+        self.never_finishes: str | None = None  # why, once a committed job can never run
         self.stalled: str | None = None  # why the market cannot progress, once it cannot
         self.batch_sites: dict = {}  # filled after the clients (see below)
         self.varq_users: list = []
@@ -144,6 +146,22 @@ class GridMarket(mesa.Model):
         """Jobs ended now (a job that starts ends later, or runs: see :meth:`check_stalled`)."""
         self.last_progress = self.time
 
+    def note_never_runs(self, provider: ServiceProviderAgent, job, need: int) -> None:
+        """``provider`` committed ``job``, which needs ``need`` processors, more than its
+        resource provider can ever offer (an over-booked pool,
+        :attr:`~agents.resource_provider.ResourceProviderAgent.most_available`): the market can
+        never finish, and :meth:`check_stalled` says so (the first such job is named)."""
+        if self.never_finishes is not None:
+            return
+        rp = provider.resource_provider
+        u = rp.uncertainty
+        odds = f"; more comes less than {NEVER:g} a period" if u.sigma > 0 else ""
+        self.never_finishes = (
+            f"the market cannot finish (t={self.time:g}): job {job.id} of {provider.name} needs "
+            f"at least {need} processors, but {rp.name} (over-booked by {u.overbooking:.0%}) can "
+            f"never offer more than {rp.most_available} of its {rp.capacity}{odds}"
+        )
+
     def check_finished(self) -> None:
         """Stop once every client has submitted everything and every provider is idle."""
         if not self.running:
@@ -194,16 +212,20 @@ class GridMarket(mesa.Model):
         return self.result()
 
     def check_stalled(self) -> None:
-        """Raise :class:`MarketStalled` if the market cannot progress: nothing is scheduled, or
-        for ``STALL_AFTER`` hours no job arrived or ended while none runs (a running job always
-        ends, however long it takes)."""
+        """Raise :class:`MarketStalled` if the market cannot progress: a committed job can never
+        run (:meth:`note_never_runs`), nothing is scheduled, or for ``stall_after`` hours
+        (:data:`STALL_AFTER`) no job arrived or ended while none runs (a running job always
+        ends, however long it takes). :meth:`advance_to` checks before every sample."""
+        if self.never_finishes is not None:
+            self.stalled = self.never_finishes
+            raise MarketStalled(self.stalled)
         if not self.running:
             return
         nothing = self.next_event_time() is None
         running = any(sp.running for sp in self.service_providers.values()) or any(
             site.running for site in self.batch_sites.values()
         )
-        if nothing or (not running and self.time - self.last_progress > STALL_AFTER):
+        if nothing or (not running and self.time - self.last_progress > self.stall_after):
             self.stalled = f"the market stalled at t={self.time:g}: {self._why_stalled()}"
             raise MarketStalled(self.stalled)
 
@@ -212,12 +234,22 @@ class GridMarket(mesa.Model):
         for sp in self.service_providers.values():
             if sp.queue:
                 rp = sp.resource_provider
-                narrowest = min(job.shapes[0] for job in sp.queue)
-                waiting.append(
-                    f"{sp.name} has {len(sp.queue)} jobs waiting (the narrowest needs "
-                    f"{narrowest} processors) and {rp.name} has {rp.availability} of its "
-                    f"{rp.capacity} processors available"
+                need = min(sp.least_need(job) for job in sp.queue)
+                why = (
+                    f"{sp.name} has {len(sp.queue)} jobs waiting (the narrowest needs {need} "
+                    f"processors) and {rp.name} has {rp.availability} of its {rp.capacity} "
+                    f"processors available"
                 )
+                if rp.varies:  # the likely cause: a job the pool hardly ever has room for
+                    u = rp.uncertainty
+                    job = min(sp.queue, key=lambda j: rp.chance_of(sp.least_need(j)))
+                    n = sp.least_need(job)
+                    why += (
+                        f" (over-booked by {u.overbooking:.0%}, {rp.lost} lost in outages now; "
+                        f"job {job.id} needs {n}, which a {u.period:g}-hour period offers with "
+                        f"probability {rp.chance_of(n):.3g})"
+                    )
+                waiting.append(why)
         return "; ".join(waiting) or "nothing is scheduled and not every job has been submitted"
 
     def result(self) -> RunResult:

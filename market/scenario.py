@@ -239,6 +239,21 @@ class Scenario(BaseModel):
                     f"service_providers.{i}.resource_provider: no resource provider named "
                     f"{sp.resource_provider!r} (have: {', '.join(sorted(rps))})"
                 )
+        # A deadline cluster's nodes are its pool's processors: it cannot share them.
+        pools = [
+            sp.resource_provider or self.resource_providers[0].name for sp in self.service_providers
+        ]
+        for i, sp in enumerate(self.service_providers):
+            if sp.cluster is not None and pools.count(pools[i]) > 1:
+                other = next(
+                    o.name
+                    for o, p in zip(self.service_providers, pools, strict=True)
+                    if p == pools[i] and o is not sp
+                )
+                raise ValueError(
+                    f"service_providers.{i}.cluster: a deadline cluster needs a resource provider "
+                    f"of its own ({pools[i]!r} is also rented by {other!r})"
+                )
         sps = {sp.name for sp in self.service_providers}
         for i, client in enumerate(self.clients):
             for name in client.providers or []:

@@ -12,13 +12,14 @@
   probability at least ``1 - r`` (:meth:`market.forecast.Forecast.plan_probability`); if none can,
   it tries again planning on less capacity, and rejects the job as ``too-risky`` when no level
   works (see :mod:`agents.policies.risk`).
-- :class:`AcceptAll`: admits every job that fits the pool at all; the paper's reference point
-  ("simply accepting all jobs did poorly under overload").
+- :class:`AcceptAll`: admits every job that fits the pool at all, on a shape its scheduler runs;
+  the paper's reference point ("simply accepting all jobs did poorly under overload").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from agents.policies.base import Admission, Decision, Plan, PlanContext, Scheduler
 from agents.policies.registry import register_admission
@@ -111,12 +112,38 @@ class PositiveOpportunity(Admission):
 
 @register_admission("accept_all")
 class AcceptAll(Admission):
-    """Admit every job that can run on the pool at all (the paper's no-admission-control case)."""
+    """Admit every job that can run on the pool at all (the paper's no-admission-control case).
+
+    Only on a shape the scheduler runs (:meth:`Scheduler.shapes`) that fits the pool: a job none
+    of whose scheduler shapes fits is rejected (``no-fit``). When the scheduler's own choice for
+    the job is wider than the pool (FirstProfit may pick 5 processors of a 4-processor pool), the
+    job is pinned to the fitting shape whose plan the scheduler finds most rewarding (ties: the
+    narrower), so that it can start; otherwise the scheduler's plan decides, as before.
+    """
 
     def decide(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
     ) -> Decision:
-        if job.shapes[0] > ctx.capacity.capacity:
-            return Decision(False, "no-fit", f"no shape of {job.shapes} fits the pool")
-        plan = scheduler.plan(ctx, [*queue, job])  # for its prediction (EASY may give none)
-        return _decision(True, "accept-all", "every job that fits is admitted", plan, job)
+        pool = ctx.capacity.capacity
+        shapes = scheduler.shapes(job)
+        fitting = [n for n in shapes if n <= pool]
+        if not fitting:
+            detail = f"no shape of {job.shapes} fits the pool"
+            if tuple(shapes) != tuple(job.shapes):
+                detail = f"no shape {scheduler.name} runs it on ({shapes}) fits the pool of {pool}"
+            return Decision(False, "no-fit", detail)
+        jobs = [*queue, job]
+        plan = scheduler.plan(ctx, jobs)  # for its prediction (EASY may give none)
+        detail = "every job that fits is admitted"
+        if len(fitting) == len(shapes) or not any(j is job for j in plan.unplaced):
+            return _decision(True, "accept-all", detail, plan, job)
+        best_plan, best_reward, shape = None, None, fitting[0]
+        for n in fitting:
+            pinned = scheduler.plan(ctx, jobs, pinned={job.id: n})
+            reward = scheduler.reward(pinned, ctx)
+            if best_reward is None or reward > best_reward:
+                best_plan, best_reward, shape = pinned, reward, n
+        decision = _decision(True, "accept-all", f"{detail}, on {shape} processors", best_plan, job)
+        if decision.processors is None:  # not placed on this capacity: pinned all the same
+            decision = replace(decision, processors=shape)
+        return decision
