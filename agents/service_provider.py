@@ -183,17 +183,19 @@ class ServiceProviderAgent(mesa.Agent):
         self._set_wake(plan.next_start(now))
 
     def _set_wake(self, at: float | None) -> None:
+        """Wake at ``at`` (on the clock's grid; None: no wake-up), moving any earlier one."""
+        if at is not None:
+            wake = self.model.clock.snap(at)
+            # Never rounded back to now, where the start is not yet due (waking now would plan
+            # the same and wake now again, for ever).
+            at = wake if wake > self.model.time else at
         if self._wake_event is not None:
             if self._wake_event.time == at:
                 return
             self._wake_event.cancel()
             self._wake_event = None
         if at is not None:
-            clock = self.model.clock
-            wake = clock.snap(at)
-            if wake <= self.model.time:  # rounded back to now, where the start is not yet due
-                wake = at  # (waking now would plan the same and wake now again, for ever)
-            self._wake_event = clock.at(wake, self._on_wake)
+            self._wake_event = self.model.clock.at(at, self._on_wake)
 
     def start(self, placement: Placement) -> bool:
         """Rent processors for ``placement`` and run its job; False if too few are free (then it
