@@ -69,11 +69,8 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
     committed = sum(r.committed for r in records)
 
     lo, hi = model.first_arrival, model.last_arrival
-    rented = 0.0
-    for r in records:
-        if r.start is not None:
-            end = r.end if r.end is not None else now
-            rented += r.processors * max(0.0, min(end, hi) - max(r.start, lo))
+    spans = [(r.processors, r.start, r.end, r.paid) for r in records]
+    rented = rented_hours(spans, lo, hi, now)
     rentable = sp.resource_provider.capacity * (hi - lo) if hi > lo else 0.0
 
     offered_work = math.fsum(r.job.work for r in records)
@@ -114,14 +111,14 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
         "mean_response": _mean(responses),
         "mean_slowdown": _mean(slowdowns),
         "end_time": now,
-        **_other_windows(sp, records, now, lo, hi),
+        **_other_windows(sp, spans, now, lo, hi),
         **class_acceptance(records),
     } | deadline_summary(model, sp)
 
 
-def _other_windows(sp, records, now: float, lo: float, hi: float) -> dict[str, float]:
-    """``profit_rate_arrivals`` and ``utilization_run`` (market/windows.py)."""
-    jobs = [(r.processors, r.start, r.end, r.paid) for r in records]
+def _other_windows(sp, jobs, now: float, lo: float, hi: float) -> dict[str, float]:
+    """``profit_rate_arrivals`` and ``utilization_run`` (market/windows.py) of the jobs'
+    ``(processors, start, end, paid)``."""
     rp = sp.resource_provider
     return {
         "profit_rate_arrivals": window_rate(jobs, rp.price, lo, hi, now),
