@@ -39,6 +39,7 @@ import pandas as pd
 from market import qbets_cli
 from market.batch import BatchError, SweepInterrupted, make_executor, run_sweep
 from market.export import ExportError, export_schedules
+from market.formatting import cell
 from market.limits import MAX_SEED
 from market.model import GridMarket, MarketStalled
 from market.qbets import QbetsError
@@ -368,14 +369,7 @@ def _print_table(summary: pd.DataFrame, title: str, out) -> None:
         numeric = pd.api.types.is_numeric_dtype(summary[column])
         table.add_column(label, justify="right" if numeric else "left")
     for row in summary.itertuples(index=False):
-        cells = []
-        for column in columns:
-            value = getattr(row, column)
-            if isinstance(value, float):
-                cells.append("-" if math.isnan(value) else f"{value:,.1f}")
-            else:
-                cells.append(str(value))
-        table.add_row(*cells)
+        table.add_row(*(cell(getattr(row, column)) for column in columns))
     width = None if getattr(out, "isatty", lambda: False)() else 200
     Console(file=out, width=width).print(table)
 

@@ -91,14 +91,11 @@ class Clock:
     def at_end_of_instant(self, callback: Callable[[], Any]) -> Event | None:
         """Run ``callback`` after everything else scheduled at this instant: at once if nothing
         else is (returns None), else in a low-priority event at this instant (returned)."""
-        model = self.model
-        if self.fast:  # instant_is_over(), inline: this runs at every arrival and completion
-            events = model._event_list._events
-            if not events or (events[0].time > model.time and not events[0].CANCELED):
-                self.at_once += 1
-                callback()
-                return None
-        return model.schedule_event(callback, at=model.time, priority=Priority.LOW)
+        if self.instant_is_over():
+            self.at_once += 1
+            callback()
+            return None
+        return self.model.schedule_event(callback, at=self.model.time, priority=Priority.LOW)
 
     def next_event_time(self) -> float | None:
         """When the next event is due, or None if nothing is scheduled."""

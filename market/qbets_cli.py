@@ -8,6 +8,7 @@ import json
 import math
 import sys
 
+from market.formatting import cell
 from market.qbets_replay import format_accuracy, qbets_accuracy
 
 
@@ -62,11 +63,5 @@ def print_varq(summary, out) -> None:
     header = "  ".join(f"{label:>12}" for label in VARQ_COLUMNS.values())
     out.write("\n" + header + "\n")
     for row in rows.itertuples(index=False):
-        cells = []
-        for column in VARQ_COLUMNS:
-            value = getattr(row, column)
-            if isinstance(value, float):
-                cells.append("-" if math.isnan(value) else f"{value:,.2f}")
-            else:
-                cells.append(str(value))
+        cells = [cell(getattr(row, column), 2) for column in VARQ_COLUMNS]
         out.write("  ".join(f"{c:>12}" for c in cells) + "\n")
