@@ -29,15 +29,13 @@ tenant): ``most_available`` is the most it can ever offer, which the model check
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import TYPE_CHECKING
 
 import mesa
 from mesa.time import Priority
 
-from market.capacity import CapacityProfile
+from market.capacity import CapacityProfile, LeaseEnds
 from market.clock import handler
 from market.forecast import AvailabilityModel, Forecast
 from market.ledger import Kind
@@ -99,9 +97,7 @@ class ResourceProviderAgent(mesa.Agent):
             self.most_available = self.availability_model.most(mean, NEVER)
         self.tenants: list[ServiceProviderAgent] = []
         self.leases: dict[int, Lease] = {}
-        # The announced ends of the leases, in order, and the processors ending at each.
-        self._end_times: list[float] = []
-        self._ending: list[int] = []
+        self._ends = LeaseEnds(capacity)  # the leases' announced ends
         self.in_use = 0
         self.rented_hours = 0.0  # processor-hours of finished leases
         self.drawn = capacity  # this period's availability, before outages
@@ -148,25 +144,8 @@ class ResourceProviderAgent(mesa.Agent):
     def free_profile(self, now: float) -> CapacityProfile:
         """Processors free from ``now`` on if every lease ends at its announced end: the
         forecast's :meth:`~market.forecast.Forecast.profile` for a pool that never varies (no
-        uncertainty), from the leases' ends kept in order (a lease past its announced end no
-        longer counts, as in the forecast)."""
-        first = bisect_right(self._end_times, now)
-        ending = self._ending[first:]
-        free = list(accumulate(ending, initial=self.capacity - sum(ending)))
-        return CapacityProfile._trusted(self.capacity, [now, *self._end_times[first:]], free)
-
-    def _lease_ends(self, until: float, processors: int) -> None:
-        """``processors`` more (negative: fewer) leased processors are announced to end at
-        ``until``."""
-        times, ending = self._end_times, self._ending
-        i = bisect_left(times, until)
-        if i < len(times) and times[i] == until:
-            ending[i] += processors
-            if not ending[i]:
-                del times[i], ending[i]
-        else:
-            times.insert(i, until)
-            ending.insert(i, processors)
+        uncertainty), from the leases' ends kept in order."""
+        return self._ends.profile(now)
 
     def rent(
         self, tenant: str, processors: int, until: float, job: int | None = None
@@ -177,7 +156,7 @@ class ResourceProviderAgent(mesa.Agent):
         lease = Lease(self._next_lease, tenant, job, processors, self.model.time, until)
         self._next_lease += 1
         self.leases[lease.id] = lease
-        self._lease_ends(until, processors)
+        self._ends.add(until, processors)
         self.in_use += processors
         self.version += 1
         return lease
@@ -185,7 +164,7 @@ class ResourceProviderAgent(mesa.Agent):
     def release(self, lease: Lease) -> float:
         """End ``lease`` now; the tenant pays rent for the time it held the processors."""
         del self.leases[lease.id]
-        self._lease_ends(lease.until, -lease.processors)
+        self._ends.add(lease.until, -lease.processors)
         self.in_use -= lease.processors
         self.version += 1
         now = self.model.time

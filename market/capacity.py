@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from itertools import pairwise
+from itertools import accumulate, pairwise
 
 #: Hours: a reservation that ends this close to a breakpoint ends at it. Times derived as
 #: ``start + duration`` can miss a breakpoint by a float rounding error (a trace's whole seconds
@@ -248,3 +248,40 @@ class CapacityProfile:
     def __repr__(self) -> str:
         steps = ", ".join(f"{t:g}:{f}" for t, f in self.steps())
         return f"CapacityProfile(capacity={self.capacity}, [{steps}])"
+
+
+class LeaseEnds:
+    """The announced ends of a fixed pool's leases, and the free-processor profile they give.
+
+    A pool of ``capacity`` processors keeps, per announced end time, how many leased processors
+    end then. :meth:`profile` is what a tenant plans on when the pool never varies: every lease
+    ends at its announced end, and a lease past it no longer counts (as in
+    :meth:`market.forecast.Forecast.profile`). Used by the resource provider and by the
+    Mesa-free replay (:mod:`agents.replay`).
+    """
+
+    __slots__ = ("_ending", "_times", "capacity")
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._times: list[float] = []  # announced ends, increasing
+        self._ending: list[int] = []  # leased processors ending at each
+
+    def add(self, until: float, processors: int) -> None:
+        """``processors`` more (negative: fewer) leased processors end at ``until``."""
+        times, ending = self._times, self._ending
+        i = bisect_left(times, until)
+        if i < len(times) and times[i] == until:
+            ending[i] += processors
+            if not ending[i]:
+                del times[i], ending[i]
+        else:
+            times.insert(i, until)
+            ending.insert(i, processors)
+
+    def profile(self, now: float) -> CapacityProfile:
+        """Processors free from ``now`` on if every lease ends at its announced end."""
+        first = bisect_right(self._times, now)
+        ending = self._ending[first:]
+        free = list(accumulate(ending, initial=self.capacity - sum(ending)))
+        return CapacityProfile._trusted(self.capacity, [now, *self._times[first:]], free)

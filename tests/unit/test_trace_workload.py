@@ -14,8 +14,8 @@ from market.jobs import Job
 from market.scenario import ScenarioError, validate
 from market.traces import TraceNotFoundError
 from market.workloads import ProfitWorkload, TraceWorkload
-from market.workloads.deadlines import easy_schedule
 from tests.conftest import synthetic_swf
+from tests.easy_oracle import easy_schedule
 
 SHARED_TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
 SDSC = SHARED_TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
