@@ -87,14 +87,33 @@ def figure(title: str, columns: tuple[str, ...] = ("",), height: int = 300) -> d
         layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}"}
         if name:
             layout["annotations"].append(
-                {"text": name, "xref": "paper", "yref": "paper", "x": start, "y": 1.0,
-                 "xanchor": "left", "yanchor": "bottom", "showarrow": False}
-            )  # fmt: skip
+                {
+                    "text": name,
+                    "xref": "paper",
+                    "yref": "paper",
+                    "x": start,
+                    "y": 1.0,
+                    "xanchor": "left",
+                    "yanchor": "bottom",
+                    "showarrow": False,
+                }
+            )
     return {"data": [], "layout": layout}
 
 
-def series(name: str, x, y, column: int = 0, legend: bool = True, **extra: Any) -> dict[str, Any]:
-    """One line of policy ``name`` in subplot ``column`` (NaN: a gap)."""
+def series(
+    name: str,
+    x,
+    y,
+    column: int = 0,
+    legend: bool = True,
+    shape: str = "linear",
+    colour: str | None = None,
+    width: float = 1.5,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One line named ``name`` in subplot ``column`` (NaN: a gap), in the colour of policy
+    ``name`` unless ``colour`` is given; ``shape="hv"`` for a step."""
     suffix = "" if column == 0 else str(column + 1)
     return {
         "type": "scatter",
@@ -104,7 +123,7 @@ def series(name: str, x, y, column: int = 0, legend: bool = True, **extra: Any) 
         "showlegend": legend,
         "x": _plain(x),
         "y": _plain(y),
-        "line": {"color": _colour(name), "width": 1.5},
+        "line": {"color": colour or _colour(name), "width": width, "shape": shape},
         "xaxis": f"x{suffix}",
         "yaxis": f"y{suffix}",
         **extra,
@@ -166,9 +185,9 @@ def frame(prefix: str, title: str, session: ViewSession, body: list) -> Any:
     )
 
 
-def control(session: ViewSession, trigger: str | None, speed: Any) -> str:
-    """Apply a control (``start``, ``pause``, a new speed, or a tick that advances the run)
-    and return the clock line."""
+def control(session: ViewSession, trigger: str | None, speed: Any, advance: bool = True) -> str:
+    """Apply a control (``start``, ``pause``, a new speed; else, if ``advance``, a tick that
+    advances the run) and return the clock line."""
     with session.lock:
         if trigger and trigger.endswith("-start"):
             session.play()
@@ -176,7 +195,7 @@ def control(session: ViewSession, trigger: str | None, speed: Any) -> str:
             session.pause()
         elif trigger and trigger.endswith("-speed") and speed is not None:
             session.set_speed(speed)
-        else:
+        elif advance:
             session.tick()
         status = session.status()
     clock = f"t = {status['time']:,.1f} h · {status['state']}"
@@ -184,9 +203,12 @@ def control(session: ViewSession, trigger: str | None, speed: Any) -> str:
 
 
 def new_session(
-    scenario: str | Path, overrides: dict[str, Any], extra=(), shares: bool = False,
+    scenario: str | Path,
+    overrides: dict[str, Any],
+    extra=(),
+    shares: bool = False,
     speed: float = 24.0,
-) -> ViewSession:  # fmt: skip
+) -> ViewSession:
     """Every variant of ``scenario`` (with ``overrides``), in parallel, playing: a one-line
     :class:`~market.scenario.ScenarioError` for a bad file or override."""
     try:
@@ -219,8 +241,13 @@ def serve_view(
         prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("scenario", nargs="?", default=str(default))
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a scenario field, as for gridmarket run")  # fmt: skip
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a scenario field, as for gridmarket run",
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=port)
     parser.add_argument("--speed", type=float, default=24.0, help="simulated hours per second")

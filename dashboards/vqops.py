@@ -81,8 +81,9 @@ def revenue_figure(session: ViewSession) -> dict[str, Any]:
 
 def adaptive_figure(session: ViewSession) -> dict[str, Any]:
     """The OC-Factor and rollback window of every adaptive variant (DVQoPS) over time."""
-    fig = figure("DVQoPS: the current OC-Factor and rollback window",
-                 ("OC-Factor", "rollback window (h)"))  # fmt: skip
+    fig = figure(
+        "DVQoPS: the current OC-Factor and rollback window", ("OC-Factor", "rollback window (h)")
+    )
     times, stride = sample_times(session.lines)
     for line, t in zip(session.lines, times, strict=True):
         window = np.asarray(line.values.get("rollback_window", []))
@@ -91,7 +92,7 @@ def adaptive_figure(session: ViewSession) -> dict[str, Any]:
         for column, name in enumerate(EXTRA):
             values = line.values[name][::stride]
             fig["data"].append(
-                series(line.label, t, values, column, legend=column == 0, line_shape="hv")
+                series(line.label, t, values, column, legend=column == 0, shape="hv")
             )
     if not fig["data"]:
         return empty_note(fig, "no adaptive variant (DVQoPS) in this run")
@@ -116,10 +117,13 @@ def summary_rows(session: ViewSession, outcomes: list[JobOutcomes]) -> list[dict
     """Now, per variant: revenue, its gain over the QoPS variant (%, Table 1), accepted % per
     class, and the current OC-Factor and window."""
     reference = next(
-        (ln.values["revenue"][-1] for ln in session.lines if _admission(session.runs[ln.run])
-         == REFERENCE),
+        (
+            ln.values["revenue"][-1]
+            for ln in session.lines
+            if _admission(session.runs[ln.run]) == REFERENCE
+        ),
         math.nan,
-    )  # fmt: skip
+    )
     rows = []
     for line, mine in zip(session.lines, outcomes, strict=True):
         revenue = line.values["revenue"][-1]
@@ -143,21 +147,35 @@ def _table(rows: list[dict[str, Any]]):
     def num(value, fmt):
         return "–" if value is None or not math.isfinite(value) else format(value, fmt)
 
-    head = ["variant", "revenue", "gain over QoPS %", "urgent accepted %",
-            "normal accepted %", "OC-Factor", "window (h)"]  # fmt: skip
+    head = [
+        "variant",
+        "revenue",
+        "gain over QoPS %",
+        "urgent accepted %",
+        "normal accepted %",
+        "OC-Factor",
+        "window (h)",
+    ]
     body = [
-        html.Tr([
-            html.Td([html.Span(className="swatch", style={"background": _colour(r["variant"])}),
-                     r["variant"]], className="label"),
-            html.Td(num(r["revenue"], ",.0f"), className="num"),
-            html.Td(num(r["gain_pct"], "+.1f"), className="num"),
-            html.Td(num(r["urgent_pct"], ".1f"), className="num"),
-            html.Td(num(r["normal_pct"], ".1f"), className="num"),
-            html.Td(num(r["oc_factor"], "g"), className="num"),
-            html.Td(num(r["rollback_window"], "g"), className="num"),
-        ])
+        html.Tr(
+            [
+                html.Td(
+                    [
+                        html.Span(className="swatch", style={"background": _colour(r["variant"])}),
+                        r["variant"],
+                    ],
+                    className="label",
+                ),
+                html.Td(num(r["revenue"], ",.0f"), className="num"),
+                html.Td(num(r["gain_pct"], "+.1f"), className="num"),
+                html.Td(num(r["urgent_pct"], ".1f"), className="num"),
+                html.Td(num(r["normal_pct"], ".1f"), className="num"),
+                html.Td(num(r["oc_factor"], "g"), className="num"),
+                html.Td(num(r["rollback_window"], "g"), className="num"),
+            ]
+        )
         for r in rows
-    ]  # fmt: skip
+    ]
     return html.Table(
         [html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(body)],
         className="grid monitors",
