@@ -25,7 +25,7 @@ from dashboards.paper_session import ViewSession
 from dashboards.session import Line
 from dashboards.setup import Setup, SetupError
 from dashboards.views import COLORS, display_stride
-from market.scenario import ScenarioError, parse_overrides
+from market.scenario import Scenario, ScenarioError, parse_overrides
 from market.scenario_files import ScenarioFileError, resolve, shipped_dir
 
 SCENARIOS = shipped_dir() or Path("scenarios")  # installed or in the checkout
@@ -265,3 +265,37 @@ def serve_view(
     print(f"gridmarket {prog.rsplit('.', 1)[-1]} view: http://{args.host}:{args.port}/", flush=True)
     app.run(host=args.host, port=args.port, debug=False)
     return 0
+
+
+# -- the main dashboard's pointer -------------------------------------------------------------
+def view_for(scenario: Scenario) -> str | None:
+    """The paper view made for ``scenario``: ``vqops`` for a priced workload (VQoPS/DVQoPS),
+    ``libra`` for a deadline cluster (Libra, LibraRisk, EDF), else None."""
+    if any(client.workload.kind == "priced_swf" for client in scenario.clients):
+        return "vqops"
+    if any(sp.cluster is not None for sp in scenario.service_providers):
+        return "libra"
+    return None
+
+
+def view_note(path: str, scenario: Scenario) -> list:
+    """For the main dashboard's set-up panel: a line naming the command of the paper view made
+    for ``scenario`` (nothing if there is none)."""
+    from dash import html
+
+    view = view_for(scenario)
+    if view is None:
+        return []
+    what = {
+        "vqops": "OC-Factor, rollback window and accepted % per class",
+        "libra": "deadlines fulfilled, slowdown and node shares",
+    }[view]
+    return [
+        html.P(
+            [
+                f"This scenario has its own view ({what}): ",
+                html.Code(f"python -m dashboards.{view} {path}"),
+            ],
+            className="note view-hint",
+        )
+    ]

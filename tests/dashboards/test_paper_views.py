@@ -12,10 +12,11 @@ import pytest
 import yaml
 
 from dashboards import libra, scenario_files, vqops
-from dashboards.paper_page import ASSETS, _colour
+from dashboards.paper_page import ASSETS, _colour, view_for
 from dashboards.paper_session import ViewSession
 from dashboards.setup import Setup, SetupError
 from market.result import RunResult
+from market.scenario import load
 from market.snapshot import JobOutcomes, cluster_shares
 from tests.conftest import ROOT, synthetic_swf
 
@@ -281,3 +282,29 @@ def test_a_bad_override_is_a_setup_error_naming_the_field(tmp_path):
     bad = Setup(path, ("Libra",), overrides=(("clients.0.workload.urgent_share", 2),))
     with pytest.raises(SetupError, match=r"^clients\.0\.workload\.urgent_share: "):
         ViewSession("t-bad", bad)
+
+
+# -- the main dashboard points to the views ----------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "view"),
+    [
+        ("vqops/sdsc.yaml", "vqops"),
+        ("vqops/ctc.yaml", "vqops"),
+        ("libra/sdsc.yaml", "libra"),
+        ("libra/fig1_load.yaml", "libra"),
+        ("profit/default.yaml", None),
+        ("qops/sdsc_load.yaml", None),
+    ],
+)
+def test_each_paper_scenario_has_its_view(name, view):
+    assert view_for(load(ROOT / "scenarios" / name)) == view
+
+
+def test_the_main_dashboard_names_the_view_of_a_libra_scenario(callbacks):
+    path = str(ROOT / "scenarios" / "libra" / "sdsc.yaml")
+    fields, message = callbacks.render_setup(path, "tab-aaaaaaaa")
+    assert message == "" and f"python -m dashboards.libra {path}" in str(fields[0])
+    fields, _ = callbacks.render_setup(
+        str(ROOT / "scenarios" / "profit" / "default.yaml"), "tab-aaaaaaaa"
+    )
+    assert "python -m dashboards" not in str(fields)
