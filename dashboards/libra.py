@@ -202,6 +202,7 @@ def create_app(scenario=DEFAULT, overrides: dict[str, Any] | None = None, speed:
                 step=1,
                 debounce=True,
                 className="field-input",
+                style={"width": "7em"},
             ),
             html.Span(id="libra-node-msg", className="field-msg"),
         ],

@@ -96,7 +96,8 @@ def adaptive_figure(session: ViewSession) -> dict[str, Any]:
             )
     if not fig["data"]:
         return empty_note(fig, "no adaptive variant (DVQoPS) in this run")
-    fig["layout"]["yaxis2"]["type"] = "log"  # windows are 1, 2, 4, ..., 64 h
+    windows = [2.0**k for k in range(7)]  # DVQoPS's 1, 2, 4, ..., 64 h (§4.3.2)
+    fig["layout"]["yaxis2"] |= {"type": "log", "tickvals": windows, "range": [-0.1, 1.9]}
     return fig
 
 
