@@ -199,6 +199,8 @@ def control(session: ViewSession, trigger: str | None, speed: Any, advance: bool
             session.tick()
         status = session.status()
     clock = f"t = {status['time']:,.1f} h · {status['state']}"
+    if status["behind"]:
+        clock += " · behind (the simulation is slower than this speed)"
     return f"{clock} · {status['message']}" if status["message"] else clock
 
 

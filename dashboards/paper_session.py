@@ -31,6 +31,7 @@ class ViewSession(Session):
     share history of every node of each time-shared cluster."""
 
     interval = 1.0  # wall-clock seconds between page updates (whole figures are redrawn)
+    budget = 0.6  # wall-clock seconds of simulation per update (the session's share of it)
 
     def __init__(
         self, sid: str, setup: Setup, extra: tuple[str, ...] = (), shares: bool = False
