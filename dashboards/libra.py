@@ -30,14 +30,12 @@ from typing import Any
 import numpy as np
 
 from dashboards.paper_page import (
-    ASSETS,
     SCENARIOS,
     colour_of_job,
-    control,
     empty_note,
     figure,
-    frame,
     new_session,
+    page_app,
     sample_times,
     series,
     serve_view,
@@ -185,12 +183,9 @@ def draw(session: ViewSession, node: Any) -> tuple[Any, ...]:
 
 def create_app(scenario=DEFAULT, overrides: dict[str, Any] | None = None, speed: float = 24.0):
     """The page over every variant of ``scenario`` with ``overrides`` (default: 0.25 h samples)."""
-    from dash import Dash, Input, Output, State, ctx, dcc, html
+    from dash import dcc, html
 
-    overrides = {**DEFAULTS, **(overrides or {})}
-    session = new_session(scenario, overrides, shares=True, speed=speed)
-    name = session.runs[0].model.spec.name
-    app = Dash(__name__, title="gridmarket Libra", assets_folder=ASSETS)
+    session = new_session(scenario, {**DEFAULTS, **(overrides or {})}, shares=True, speed=speed)
     chooser = html.Div(
         [
             html.Label("Node", className="inline-label"),
@@ -209,26 +204,9 @@ def create_app(scenario=DEFAULT, overrides: dict[str, Any] | None = None, speed:
         className="row",
     )
     body = [dcc.Graph(id=GRAPHS[0]), chooser, dcc.Graph(id=GRAPHS[1])]
-    app.layout = frame("libra", f"Libra / LibraRisk / EDF · {name}", session, body)
-
-    @app.callback(
-        Output("libra-clock", "children"),
-        Output("libra-node-msg", "children"),
-        *(Output(g, "figure") for g in GRAPHS),
-        Input("libra-tick", "n_intervals"),
-        Input("libra-start", "n_clicks"),
-        Input("libra-pause", "n_clicks"),
-        Input("libra-speed", "value"),
-        Input("libra-node-choice", "value"),
-        State("libra-speed", "value"),
-    )
-    def update(_tick, _start, _pause, _speed, node, speed_value):
-        advance = ctx.triggered_id != "libra-node-choice"  # a new node: redraw only
-        clock = control(session, ctx.triggered_id, speed_value, advance)
-        return (clock, *draw(session, node))
-
-    app.gridmarket_session = session  # for tests and tools
-    return app
+    outputs = [("libra-node-msg", "children"), *((g, "figure") for g in GRAPHS)]
+    title = "Libra / LibraRisk / EDF"
+    return page_app("libra", title, session, body, outputs, draw, ("libra-node-choice",))
 
 
 def main(argv: list[str] | None = None) -> int:

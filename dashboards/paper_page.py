@@ -204,6 +204,43 @@ def control(session: ViewSession, trigger: str | None, speed: Any, advance: bool
     return f"{clock} · {status['message']}" if status["message"] else clock
 
 
+def page_app(
+    prefix: str,
+    title: str,
+    session: ViewSession,
+    body: list,
+    outputs: list[tuple[str, str]],
+    draw: Callable[..., tuple],
+    inputs: tuple[str, ...] = (),
+) -> Any:
+    """A view's Dash app: :func:`frame` around ``body``; on every tick and control, and on a
+    change of a component of ``inputs`` (its ``value``, which only redraws), :func:`control`
+    then ``draw(session, *input values)`` for ``outputs`` (``(id, property)`` pairs)."""
+    from dash import Dash, Input, Output, State, ctx
+
+    name = session.runs[0].model.spec.name
+    app = Dash(__name__, title=f"gridmarket {title}", assets_folder=ASSETS)
+    app.layout = frame(prefix, f"{title} · {name}", session, body)
+
+    @app.callback(
+        Output(f"{prefix}-clock", "children"),
+        *(Output(id, prop) for id, prop in outputs),
+        Input(f"{prefix}-tick", "n_intervals"),
+        Input(f"{prefix}-start", "n_clicks"),
+        Input(f"{prefix}-pause", "n_clicks"),
+        Input(f"{prefix}-speed", "value"),
+        *(Input(id, "value") for id in inputs),
+        State(f"{prefix}-speed", "value"),
+    )
+    def update(_tick, _start, _pause, _speed, *rest):
+        *values, speed = rest
+        clock = control(session, ctx.triggered_id, speed, ctx.triggered_id not in inputs)
+        return (clock, *draw(session, *values))
+
+    app.gridmarket_session = session  # for tests and tools
+    return app
+
+
 def new_session(
     scenario: str | Path,
     overrides: dict[str, Any],

@@ -28,14 +28,12 @@ from typing import Any
 import numpy as np
 
 from dashboards.paper_page import (
-    ASSETS,
     SCENARIOS,
     _colour,
-    control,
     empty_note,
     figure,
-    frame,
     new_session,
+    page_app,
     sample_times,
     series,
     serve_view,
@@ -197,31 +195,12 @@ def draw(session: ViewSession) -> tuple[Any, ...]:
 
 def create_app(scenario=DEFAULT, overrides: dict[str, Any] | None = None, speed: float = 24.0):
     """The page over every variant of ``scenario`` with ``overrides`` (default: a 1 h sample)."""
-    from dash import Dash, Input, Output, State, ctx, dcc, html
+    from dash import dcc, html
 
-    overrides = {**DEFAULTS, **(overrides or {})}
-    session = new_session(scenario, overrides, extra=EXTRA, speed=speed)
-    name = session.runs[0].model.spec.name
-    app = Dash(__name__, title="gridmarket VQoPS/DVQoPS", assets_folder=ASSETS)
+    session = new_session(scenario, {**DEFAULTS, **(overrides or {})}, extra=EXTRA, speed=speed)
     body = [html.Div(id="vqops-table"), *(dcc.Graph(id=g) for g in GRAPHS)]
-    app.layout = frame("vqops", f"VQoPS / DVQoPS · {name}", session, body)
-
-    @app.callback(
-        Output("vqops-clock", "children"),
-        Output("vqops-table", "children"),
-        *(Output(g, "figure") for g in GRAPHS),
-        Input("vqops-tick", "n_intervals"),
-        Input("vqops-start", "n_clicks"),
-        Input("vqops-pause", "n_clicks"),
-        Input("vqops-speed", "value"),
-        State("vqops-speed", "value"),
-    )
-    def update(_tick, _start, _pause, _speed, speed_value):
-        clock = control(session, ctx.triggered_id, speed_value)
-        return (clock, *draw(session))
-
-    app.gridmarket_session = session  # for tests and tools
-    return app
+    outputs = [("vqops-table", "children"), *((g, "figure") for g in GRAPHS)]
+    return page_app("vqops", "VQoPS / DVQoPS", session, body, outputs, draw)
 
 
 def main(argv: list[str] | None = None) -> int:

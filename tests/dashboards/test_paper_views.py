@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from dashboards import libra, scenario_files, vqops
-from dashboards.paper_page import ASSETS, _colour, view_for
+from dashboards.paper_page import ASSETS, _colour, control, view_for
 from dashboards.paper_session import ViewSession
 from dashboards.setup import Setup, SetupError
 from market.result import RunResult
@@ -249,13 +249,13 @@ def test_controls_start_pause_and_tick_at_most_once_an_interval(tmp_path):
     path = shipped(tmp_path, "libra", {"last_jobs": 40}, n=50)
     session = libra.create_app(path, speed=6.0).gridmarket_session
     assert session.playing  # a view starts playing
-    assert "paused" in vqops.control(session, "libra-pause", None)
-    assert "playing at 6 h/s" in vqops.control(session, "libra-start", None)
-    vqops.control(session, None, None)  # a tick: 6 h/s x 1 s
+    assert "paused" in control(session, "libra-pause", None)
+    assert "playing at 6 h/s" in control(session, "libra-start", None)
+    control(session, None, None)  # a tick: 6 h/s x 1 s
     assert session.now == pytest.approx(6.0)
-    vqops.control(session, None, None)  # at once again: not a second update
+    control(session, None, None)  # at once again: not a second update
     assert session.now == pytest.approx(6.0)
-    vqops.control(session, "libra-speed", 48)
+    control(session, "libra-speed", 48)
     assert session.speed == 48.0
 
 
