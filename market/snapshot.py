@@ -4,9 +4,8 @@
 dashboard's session, scripts) read a :class:`MarketSnapshot` instead of agent internals. For
 plots of outcomes over time, :func:`job_outcomes` gives every job's arrival, class, admission,
 deadline and end as arrays, and :func:`cluster_shares` the jobs' shares on each node of a
-time-shared cluster. Money
-is computed by the same code as the run's: rent by the resource provider's
-:class:`~market.pricing.PriceSchedule`, values by the job's utility function.
+time-shared cluster. Money is computed by the same code as the run's: rent by the resource
+provider's :class:`~market.pricing.PriceSchedule`, values by the job's utility function.
 """
 
 from __future__ import annotations
