@@ -34,6 +34,7 @@ from dash import ALL, MATCH, Input, Output, State, ctx, dcc, no_update
 from dash.exceptions import PreventUpdate
 
 from dashboards import scenario_files
+from dashboards.paper_page import view_note
 from dashboards.registry import SESSION_ID, Registry
 from dashboards.scenario_files import load_scenario
 from dashboards.session import Session
@@ -146,7 +147,7 @@ class Callbacks:
             return [], str(exc)
         with self._session(sid) as session:
             setup = session.setup if session.setup.scenario == scenario_path else None
-        return setup_fields(scenario, setup), ""
+        return [*view_note(scenario_path, scenario), *setup_fields(scenario, setup)], ""
 
     def check_field(self, value: Any, field_id: dict[str, str], scenario_path: str | None) -> str:
         """The message under a parameter field: why its value is invalid, or nothing."""

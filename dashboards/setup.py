@@ -131,6 +131,7 @@ class Setup:
     mode: str = "parallel"
     pool: str = "own"
     params: tuple[tuple[str, Any], ...] = ()  # (name, value) of the parameters changed
+    overrides: tuple[tuple[str, Any], ...] = ()  # (dotted path, value), as ``--set`` gives them
 
     @classmethod
     def default(cls, scenario_path: str) -> Setup:
@@ -181,7 +182,7 @@ def build_runs(setup: Setup) -> tuple[list[Run], float]:
         if param_enabled(scenario, name):
             overrides[PARAMS_BY_NAME[name].path] = None if value == "" else value
     try:
-        base = base.with_overrides(overrides, SOURCE)
+        base = base.with_overrides({**dict(setup.overrides), **overrides}, SOURCE)
         variants = {
             label: base.with_overrides(options[label], f"{SOURCE}: {label}")
             for label in setup.policies

@@ -1,9 +1,11 @@
 """What a running market looks like now: a plain, read-only picture for the dashboard and the CLI.
 
 :func:`snapshot` is the one place outside the agents that reads their state; viewers (the
-dashboard's session, scripts) read a :class:`MarketSnapshot` instead of agent internals. Money
-is computed by the same code as the run's: rent by the resource provider's
-:class:`~market.pricing.PriceSchedule`, values by the job's utility function.
+dashboard's session, scripts) read a :class:`MarketSnapshot` instead of agent internals. For
+plots of outcomes over time, :func:`job_outcomes` gives every job's arrival, class, admission,
+deadline and end as arrays, and :func:`cluster_shares` the jobs' shares on each node of a
+time-shared cluster. Money is computed by the same code as the run's: rent by the resource
+provider's :class:`~market.pricing.PriceSchedule`, values by the job's utility function.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from market.metrics import provider_timeseries_reporters
+from market.timeshare import TimeSharedCluster
 
 if TYPE_CHECKING:
     from market.model import GridMarket
@@ -100,6 +105,63 @@ def snapshot(
             )
         )
     return MarketSnapshot(now, model.running, views, model.stalled)
+
+
+@dataclass(frozen=True, slots=True)
+class JobOutcomes:
+    """Every job offered to one service provider so far, in offer order, as arrays of one entry
+    per job: for plots of the run's outcomes over time (the dashboard's paper views).
+
+    ``kind`` is the job's workload class (``urgent``/``normal`` for a priced workload);
+    ``deadline``, ``end`` and ``runtime`` (the actual runtime on the processors it ran on) are
+    NaN where the job has none or has not got that far."""
+
+    provider: str
+    arrival: np.ndarray
+    kind: np.ndarray
+    committed: np.ndarray
+    deadline: np.ndarray
+    end: np.ndarray
+    runtime: np.ndarray
+
+
+def job_outcomes(model: GridMarket) -> list[JobOutcomes]:
+    """The :class:`JobOutcomes` of every service provider now."""
+    nan = math.nan
+    out = []
+    for sp in model.service_providers.values():
+        rows = [
+            (
+                r.job.arrival,
+                r.job.kind,
+                r.committed,
+                nan if r.job.deadline is None else r.job.deadline,
+                nan if r.end is None else r.end,
+                nan if r.processors is None else r.job.runtime(r.processors),
+            )
+            for r in sp.records.values()
+        ]
+        cols = list(zip(*rows, strict=True)) if rows else [()] * 6
+        out.append(
+            JobOutcomes(
+                sp.name,
+                np.array(cols[0], dtype=float),
+                np.array(cols[1], dtype=object),
+                np.array(cols[2], dtype=bool),
+                *(np.array(c, dtype=float) for c in cols[3:]),
+            )
+        )
+    return out
+
+
+def cluster_shares(model: GridMarket, provider: str) -> list[dict[int, float]] | None:
+    """The jobs on each node of ``provider``'s time-shared cluster now, ``{job id: share}`` per
+    node (Yeo & Buyya ICPP'06 Eq. 1, fixed at admission: :mod:`market.timeshare`); None for a
+    provider that does not time-share (EDF, the planning providers)."""
+    cluster = getattr(model.service_providers[provider], "cluster", None)
+    if not isinstance(cluster, TimeSharedCluster):
+        return None
+    return [{job_id: job.share for job_id, job in node.items()} for node in cluster.on_node]
 
 
 def _running(sp, now: float) -> list[JobView]:

@@ -1,0 +1,93 @@
+"""The session of the paper views (:mod:`dashboards.vqops`, :mod:`dashboards.libra`): a
+:class:`~dashboards.session.Session` that records, at each of its own samples, what those views
+draw beyond :data:`~dashboards.session.METRICS`. Pure Python (no Dash).
+
+- ``extra`` metrics of the model's snapshot per line (e.g. DVQoPS's ``oc_factor`` and
+  ``rollback_window``, in the snapshot's metrics: :mod:`market.value_metrics`), appended to each
+  line's ``values`` next to the session's own, so they go to the CSV export too;
+- with ``shares``, the jobs and shares on every node of each time-shared cluster (Yeo & Buyya
+  ICPP'06 §3.1: :func:`market.snapshot.cluster_shares`), kept per node only when they change:
+  :attr:`ViewSession.node_history`.
+
+The run loop, the sampling times and the controls are the session's: this class only adds what
+is recorded at each sample. Share changes happen at admissions and completions; a view sees them
+at the next sample, so the views sample more finely than the scenarios' 24 h by default.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+
+from dashboards.session import Session
+from dashboards.setup import Setup
+from market.snapshot import cluster_shares
+
+NodeState = dict[int, float]  # job id -> share, on one node
+
+
+class ViewSession(Session):
+    """A session recording ``extra`` snapshot metrics per line and, with ``shares``, the
+    share history of every node of each time-shared cluster."""
+
+    interval = 1.0  # wall-clock seconds between page updates (whole figures are redrawn)
+    budget = 0.6  # wall-clock seconds of simulation per update (the session's share of it)
+
+    def __init__(
+        self, sid: str, setup: Setup, extra: tuple[str, ...] = (), shares: bool = False
+    ) -> None:
+        self.extra = tuple(extra)
+        self.shares = shares
+        #: line index -> per node, ``[(time, {job id: share}), ...]`` at each change
+        self.node_history: dict[int, list[list[tuple[float, NodeState]]]] = {}
+        self.last_update = 0.0  # perf_counter() of the last update (see :meth:`tick`)
+        super().__init__(sid, setup)
+
+    def reset(self, setup: Setup) -> None:
+        """As :meth:`Session.reset`, with the recorded shares dropped too."""
+        old, self.node_history = self.node_history, {}
+        try:
+            super().reset(setup)
+        except Exception:
+            self.node_history = old
+            raise
+
+    def tick(self) -> bool:
+        """One page update, at most one per :attr:`interval` of wall-clock time (several
+        browser tabs watch one run without speeding it up): :meth:`Session.update`."""
+        now = time.perf_counter()
+        if now - self.last_update < 0.8 * self.interval:
+            return False
+        self.last_update = now
+        return self.update()
+
+    def _record(self, runs) -> None:
+        runs = list(runs)
+        super()._record(runs)
+        for i in runs:
+            model = self.runs[i].model
+            metrics = {}
+            if self.extra:
+                views = model.snapshot(jobs=False).providers
+                metrics = {view.name: view.metrics for view in views}
+            for k, line in enumerate(self.lines):
+                if line.run != i:
+                    continue
+                for name in self.extra:
+                    value = metrics[line.provider].get(name, float("nan"))
+                    line.values.setdefault(name, array("d")).append(value)
+                if self.shares:
+                    self._record_shares(k, line.t[-1], cluster_shares(model, line.provider))
+
+    def _record_shares(self, k: int, t: float, nodes: list[NodeState] | None) -> None:
+        if nodes is None:  # not time-shared (EDF)
+            return
+        history = self.node_history.setdefault(k, [[] for _ in nodes])
+        for node, state in zip(history, nodes, strict=True):
+            if not node or node[-1][1] != state:
+                node.append((t, state))
+
+    def cluster_size(self, k: int) -> int | None:
+        """The nodes of line ``k``'s time-shared cluster (None: it has none)."""
+        history = self.node_history.get(k)
+        return None if history is None else len(history)
