@@ -234,7 +234,8 @@ class ServiceProviderAgent(mesa.Agent):
             self.busy -= record.processors
             self.running -= 1
         self.model.note_progress()
-        self._request_dispatch()
+        if self.planner.queue:  # (an empty queue has nothing to start and no wake-up set)
+            self._request_dispatch()
         self.resource_provider.freed(self)  # other tenants may now start their jobs
         if self.idle:  # the market can only have finished if this provider is idle
             self.model.check_finished()

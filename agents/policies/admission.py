@@ -126,16 +126,18 @@ class AcceptAll(Admission):
     ) -> Decision:
         pool = ctx.capacity.capacity
         shapes = scheduler.shapes(job)
+        jobs = [*queue, job]
+        detail = "every job that fits is admitted"
+        if max(shapes) <= pool:  # every shape fits: the scheduler's plan decides
+            return _decision(True, "accept-all", detail, scheduler.plan(ctx, jobs), job)
         fitting = [n for n in shapes if n <= pool]
         if not fitting:
             detail = f"no shape of {job.shapes} fits the pool"
             if tuple(shapes) != tuple(job.shapes):
                 detail = f"no shape {scheduler.name} runs it on ({shapes}) fits the pool of {pool}"
             return Decision(False, "no-fit", detail)
-        jobs = [*queue, job]
         plan = scheduler.plan(ctx, jobs)  # for its prediction (EASY may give none)
-        detail = "every job that fits is admitted"
-        if len(fitting) == len(shapes) or not any(j is job for j in plan.unplaced):
+        if not any(j is job for j in plan.unplaced):
             return _decision(True, "accept-all", detail, plan, job)
         best_plan, best_reward, shape = None, None, fitting[0]
         for n in fitting:
