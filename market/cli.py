@@ -42,6 +42,7 @@ from market.export import ExportError, export_schedules
 from market.formatting import cell
 from market.limits import MAX_SEED
 from market.model import GridMarket, MarketStalled
+from market.outputs import for_display, table_columns
 from market.qbets import QbetsError
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
@@ -49,27 +50,6 @@ from market.sweep import SweepPlan
 from market.swf import SwfError
 from market.traces import format_trace_info, trace_info
 from market.value_metrics import with_revenue_gain
-
-TABLE_COLUMNS = {
-    "variant": "variant",
-    "provider": "provider",
-    "scheduler": "scheduler",
-    "admission": "admission",
-    "accepted_pct": "accepted %",
-    "mean_processors": "procs/job",
-    "utilization": "util %",
-    "revenue": "revenue",
-    "rent": "rent",
-    "profit": "profit",
-    "profit_rate": "profit/h",
-    "realised_pct": "realised %",
-}
-#: Shown too when some provider has a value (deadline workloads: Yeo & Buyya ICPP'06 §4).
-DEADLINE_COLUMNS = {
-    "deadlines_fulfilled_pct": "fulfilled %",
-    "mean_slowdown_fulfilled": "slowdown (fulfilled)",
-}
-
 
 class UsageError(Exception):
     """A bad command line; the message is one line."""
@@ -362,9 +342,8 @@ def _print_table(summary: pd.DataFrame, title: str, out) -> None:
     from rich.table import Table
 
     table = Table(title=f"{title} (seed {summary['seed'].iloc[0]})")
-    columns = TABLE_COLUMNS | {
-        c: label for c, label in DEADLINE_COLUMNS.items() if summary[c].notna().any()
-    }
+    columns = table_columns(summary)  # what fits this run (market/outputs.py)
+    summary = for_display(summary)
     for column, label in columns.items():
         numeric = pd.api.types.is_numeric_dtype(summary[column])
         table.add_column(label, justify="right" if numeric else "left")

@@ -56,7 +56,7 @@ FIXED: dict[str, tuple[str, str]] = {
 }
 
 #: The VQoPS scale: OC-Factor 0 (light) to :data:`VQOPS_TOP` and above (dark).
-VQOPS_SCALE = ("#C6DBEF", "#6BAED6", "#2171B5", "#08306B")
+VQOPS_SCALE = ("#9ECAE1", "#6BAED6", "#2171B5", "#08306B")
 VQOPS_TOP = 0.4
 VQOPS_MARKER = "diamond-wide"
 
