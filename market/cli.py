@@ -51,6 +51,7 @@ from market.swf import SwfError
 from market.traces import format_trace_info, trace_info
 from market.value_metrics import with_revenue_gain
 
+
 class UsageError(Exception):
     """A bad command line; the message is one line."""
 

@@ -36,8 +36,16 @@ def test_a_free_pool_with_deadlines_shows_qos_and_no_money():
     assert kind.qos and not kind.money and not kind.rent
     columns = table_columns(frame)
     assert list(columns) == [
-        "variant", "provider", "scheduler", "admission", "mean_processors", "utilization",
-        "unadmitted_pct", "unadmitted_work_pct", "deadlines_missed", "deadlines_fulfilled_pct",
+        "variant",
+        "provider",
+        "scheduler",
+        "admission",
+        "mean_processors",
+        "utilization",
+        "unadmitted_pct",
+        "unadmitted_work_pct",
+        "deadlines_missed",
+        "deadlines_fulfilled_pct",
         "mean_slowdown_fulfilled",
     ]  # fmt: skip  (no best-effort slowdown: every job had a deadline; no accepted %)
 
@@ -55,8 +63,13 @@ def test_a_profit_market_shows_money_and_no_qos():
 
 def test_revenue_without_rent_shows_revenue_only():
     # VQoPS: priced jobs on a free pool; profit would repeat revenue
-    frame = summary(revenue=[100.0, 120.0], profit=[100.0, 120.0], urgent_accepted_pct=[80.0, 70.0],
-                    normal_accepted_pct=[88.0, 60.0], deadlines_fulfilled_pct=[90.0, 80.0])  # fmt: skip
+    frame = summary(
+        revenue=[100.0, 120.0],
+        profit=[100.0, 120.0],
+        urgent_accepted_pct=[80.0, 70.0],
+        normal_accepted_pct=[88.0, 60.0],
+        deadlines_fulfilled_pct=[90.0, 80.0],
+    )
     columns = table_columns(frame)
     assert "revenue" in columns and "urgent_accepted_pct" in columns
     assert not {"rent", "profit", "profit_rate", "realised_pct"} & set(columns)
@@ -74,6 +87,10 @@ def test_realised_pct_only_where_the_admission_acted_on_a_positive_prediction():
     assert shown.iloc[0] == 93.3 and shown.iloc[1:].isna().all()
     assert rows["realised_pct"].iloc[1] == -4224.7  # the data keep the raw value
     # no row meaningful: no column at all
-    only_accept_all = summary(admission=["accept_all", "accept_all"], rent=[5.0, 5.0],
-                              predicted_profit=[46.0, 3.0], realised_pct=[-4224.7, 10.0])  # fmt: skip
+    only_accept_all = summary(
+        admission=["accept_all", "accept_all"],
+        rent=[5.0, 5.0],
+        predicted_profit=[46.0, 3.0],
+        realised_pct=[-4224.7, 10.0],
+    )
     assert "realised_pct" not in table_columns(only_accept_all)

@@ -52,7 +52,8 @@ def test_vqops_is_one_ordered_scale_from_light_to_dark():
 def test_a_policy_keeps_its_style_whatever_else_is_shown():
     # the dashboard's old colours followed list position: unticking one recoloured the rest
     everything = ["FirstProfit", "My policy", "Other idea", "SJF"]
-    assert policy_styles(everything[1:]) == {n: policy_styles(everything)[n] for n in everything[1:]}
+    whole = policy_styles(everything)
+    assert policy_styles(everything[1:]) == {n: whole[n] for n in everything[1:]}
     assert policy_style("My policy") == policy_style("My policy")  # a hash, not a counter
 
 
