@@ -263,6 +263,7 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
             file=out,
         )
     print(f"results: {target} (gridmarket report {target})", file=out)
+    _print_sweep_risk(target, out)
     if report.failed:
         run_id, error = report.failed[0]
         count = len(report.failed)
@@ -274,6 +275,21 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
         )
         return 1
     return 0
+
+
+def _print_sweep_risk(target: Path, out) -> None:
+    """The risk table of the finished sweep in ``target``, when its results have profit."""
+    from market.report import risk_of
+    from market.results_store import load_manifest, load_results
+
+    try:
+        frame, manifest = load_results(target), load_manifest(target)
+    except BatchError:
+        return
+    parameters = [p for p in manifest.get("parameters", []) if p in frame.columns]
+    table = risk_of(frame, parameters)
+    if table is not None and len(table):
+        print_risk(table, out)
 
 
 @contextmanager
@@ -307,7 +323,36 @@ def report_command(args: argparse.Namespace, out=None) -> int:
         print(path, file=out)
     if report.png_note:
         print(report.png_note, file=out)
+    if report.risk_table is not None:
+        print_risk(report.risk_table, out)
     return 0
+
+
+def print_risk(table: pd.DataFrame, out) -> None:
+    """The risk table of a sweep (:mod:`market.risk`): per point and policy, each money
+    outcome's mean +- 95 % CI, 5 % quantile, CVaR at 5 % and P(loss)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    keys = list(table.columns[: list(table.columns).index("outcome")])
+    if "provider" in keys and table["provider"].nunique() == 1:
+        keys.remove("provider")
+    shown = Table(title="risk across replications (market/risk.py)")
+    for key in keys:
+        shown.add_column(key.rsplit(".", 1)[-1], justify="left")
+    for label in ("outcome", "n", "mean", "± ci95", "q05", "CVaR 5 %", "P(loss) %"):
+        shown.add_column(label, justify="left" if label == "outcome" else "right")
+    for row in table.itertuples(index=False):
+        record = dict(zip(table.columns, row, strict=True))
+        shown.add_row(
+            *(f"{record[k]:g}" if isinstance(record[k], float) else str(record[k]) for k in keys),
+            record["outcome"],
+            str(record["n"]),
+            *(cell(record[k]) for k in ("mean", "ci95", "q05", "cvar05")),
+            cell(100.0 * record["p_loss"], 0),
+        )
+    width = None if getattr(out, "isatty", lambda: False)() else 200
+    Console(file=out, width=width).print(shown)
 
 
 def _jobs_format(path: Path | None, chosen: str | None) -> str:
