@@ -45,7 +45,7 @@ def test_a_policy_whose_interval_swamps_the_rest_is_clipped_and_named():
 def test_labels_name_swept_parameters_only():
     spec = SweepSpec(parameters={LOAD: [0.1, 0.2]}, labels={LOAD: "mean inter-arrival time (h)"})
     assert spec.labels[LOAD] == "mean inter-arrival time (h)"
-    with pytest.raises(ValidationError, match=r"labels: resource_providers\.0\.price is not a swept"):
+    with pytest.raises(ValidationError, match=r"labels: resource_providers\.0\.price is not"):
         SweepSpec(parameters={LOAD: [0.1, 0.2]}, labels={"resource_providers.0.price": "price"})
     with pytest.raises(ValidationError, match="the label is empty"):
         SweepSpec(parameters={LOAD: [0.1, 0.2]}, labels={LOAD: " "})
