@@ -48,7 +48,7 @@ QOS = {
     "unadmitted_work_pct": "unadm. work %",
     "deadlines_missed": "missed",
     "deadlines_fulfilled_pct": "fulfilled %",
-    "mean_slowdown_fulfilled": "slowdown",
+    "mean_slowdown_fulfilled": "slowdown (fulfilled)",
     "mean_slowdown": "best-effort slowdown",
 }
 CLASSES = {

@@ -8,7 +8,7 @@ import pytest
 from market.cli import main
 from tests.conftest import DEFAULT_SCENARIO, ROOT, require_trace, synthetic_swf
 
-QOS_HEADERS = ["unadm. %", "unadm. work %", "missed", "fulfilled %", "slowdown"]
+QOS_HEADERS = ["unadm. %", "unadm. work %", "missed", "fulfilled %", "slowdown (fulfilled)"]
 MONEY_HEADERS = ["revenue", "rent", "profit", "profit/h", "realised %"]
 
 
