@@ -285,7 +285,9 @@ class Callbacks:
             changed = full or cursor.get("version") != session.version
             if changed:
                 labels = [line.label for line in lines]
-                out["gantt"] = gantt_figure(session.gantt(), labels, session.now)
+                out["gantt"] = gantt_figure(
+                    session.gantt(), labels, session.now, session.colours(), session.capacities()
+                )
                 out["monitors"] = monitors_view(session.monitors())
                 out["decisions"] = decisions_view(session.decisions())
                 out["status"] = status_view(session.status())

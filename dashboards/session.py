@@ -23,11 +23,20 @@ from typing import Any
 
 import pandas as pd
 
-from dashboards.setup import Setup, build_runs
+from dashboards.scenario_files import load_scenario
+from dashboards.setup import Setup, build_runs, policy_options
+from market.limits import expected_horizon
+from market.metrics import provider_summary
 from market.model import MarketStalled
 from market.result import RunResult
+from market.style import policy_styles
 
 _GENERATIONS = count(1)  # unique across sessions: a browser never mixes two
+
+#: The profit rate (profit / elapsed time) is drawn from this share of the run's expected length
+#: on (market.limits.expected_horizon), or from RATE_SAMPLES samples where that is unknown.
+RATE_WARMUP = 0.05
+RATE_SAMPLES = 10
 
 #: The time-series metrics recorded for every line, as the model's DataCollector names them.
 METRICS = (
@@ -50,6 +59,7 @@ class Line:
     label: str
     run: int
     provider: str
+    colour: str = "#1F77B4"  # the policy's (market/style.py), whatever else is shown
     t: array = field(default_factory=lambda: array("d"))
     values: dict[str, array] = field(default_factory=lambda: {m: array("d") for m in METRICS})
 
@@ -64,6 +74,21 @@ def as_list(points: array) -> list[float | None]:
 
 def _or_none(value: float) -> float | None:
     return None if math.isnan(value) else value
+
+
+def rate_warmup(scenario, sample_interval: float) -> float:
+    """From when the profit rate is drawn. It is profit over elapsed time, and profit comes in
+    lumps when jobs complete (rent and payment are settled at completion): over the first hours
+    a few early payments over a short time made every line start with a spike (Table 1, seed 5:
+    FirstPrice 242.9/h at t = 3 h against 31.2/h over the run; seed 1: accept-all 139.0/h at
+    2.5 h against -10.8/h). So the line starts once :data:`RATE_WARMUP` of the run's expected
+    length has passed (8.5 h of Table 1's 170 h), or after :data:`RATE_SAMPLES` samples for a
+    trace workload, whose length is known only once it is read. The cumulative profit chart
+    shows the early hours."""
+    horizon = expected_horizon(scenario)
+    if horizon is None or not math.isfinite(horizon):
+        return RATE_SAMPLES * sample_interval
+    return RATE_WARMUP * horizon
 
 
 class Session:
@@ -112,9 +137,22 @@ class Session:
                 else:
                     label = run.label if len(sps) == 1 else f"{run.label} · {name}"
                 self.lines.append(Line(label, i, name))
+        self._style_lines()
+        self.rate_from = rate_warmup(runs[0].model.spec, sample_interval)
         self._record(range(len(runs)))
         self.generation = next(_GENERATIONS)
         self.version += 1
+
+    def _style_lines(self) -> None:
+        """Each line's colour, from every policy the scenario offers (not only those ticked),
+        so a policy keeps its colour when another is unticked."""
+        try:
+            options = list(policy_options(load_scenario(self.setup.scenario)))
+        except Exception:  # the runs are built: the file was readable a moment ago
+            options = []
+        styles = policy_styles([*options, *(line.label for line in self.lines)])
+        for line in self.lines:
+            line.colour = styles[line.label][0]
 
     @property
     def finished(self) -> bool:
@@ -233,6 +271,8 @@ class Session:
                     metrics = views[line.provider].metrics
                     for name in METRICS:
                         line.values[name].append(metrics[name])
+                    if snapshot.time < self.rate_from - 1e-9:  # see rate_warmup
+                        line.values["profit_rate"][-1] = math.nan
 
     # -- what the browser shows -------------------------------------------------------------
     def points_since(self, counts: list[int] | None) -> list[tuple[int, int]]:
@@ -265,14 +305,26 @@ class Session:
         }
 
     def monitors(self) -> list[dict[str, Any]]:
-        """The current values of every line."""
+        """The current values of every line: its run's state, told as the header tells the
+        session's (a run not yet over is "playing" or "paused" with the session), the latest
+        recorded point, and the run's summary metrics so far (market/metrics.py: utilization
+        over the arrival phase, as the CLI reports it, so a finished run keeps its own rather
+        than the 0 % of an empty pool; the QoS metrics)."""
+        summaries = {}
+        for i, run in enumerate(self.runs):
+            model = run.model
+            for name, sp in model.service_providers.items():
+                summaries[i, name] = provider_summary(model, sp)
+        live = "playing" if self.playing else "paused"
         rows = []
         for line in self.lines:
-            run = self.runs[line.run]
-            model = run.model
-            state = "stalled" if model.stalled else "running" if model.running else "finished"
-            row = {"line": line.label, "state": state, "time": line.t[-1]}
+            model = self.runs[line.run].model
+            state = "stalled" if model.stalled else live if model.running else "finished"
+            row = {"line": line.label, "colour": line.colour, "state": state, "time": line.t[-1]}
             row.update({m: _or_none(line.values[m][-1]) for m in METRICS})
+            summary = summaries[line.run, line.provider]
+            row["summary"] = summary
+            row["utilization"] = _or_none(summary["utilization"] / 100.0)
             rows.append(row)
         return rows
 
@@ -292,6 +344,21 @@ class Session:
             for job in [*view.running, *view.planned]:
                 rows.append({"line": line.label, **asdict(job)})
         return rows
+
+    def capacities(self) -> dict[str, int]:
+        """The processors of each line's pool (the Gantt chart's rows), from the scenario."""
+        sizes = {}
+        for line in self.lines:
+            spec = self.runs[line.run].model.spec
+            sp = next(s for s in spec.service_providers if s.name == line.provider)
+            rps = {rp.name: rp.capacity for rp in spec.resource_providers}
+            name = sp.resource_provider or spec.resource_providers[0].name
+            sizes[line.label] = rps.get(name, 0)
+        return sizes
+
+    def colours(self) -> dict[str, str]:
+        """Each line's colour (its policy's)."""
+        return {line.label: line.colour for line in self.lines}
 
     def _views(self, **options):
         """``(line, ProviderView)`` of every line, from a snapshot of each run."""

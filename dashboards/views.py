@@ -15,6 +15,7 @@ from typing import Any
 
 from dash import dcc, html
 
+from dashboards.gantt import gantt_figure
 from dashboards.session import Line, as_list
 from dashboards.setup import (
     MODES,
@@ -26,20 +27,10 @@ from dashboards.setup import (
     param_values,
     policy_options,
 )
+from market.outputs import run_kind
 from market.scenario import Scenario
 
-COLORS = (
-    "#1F77B4",
-    "#FF7F0E",
-    "#2CA02C",
-    "#D62728",
-    "#9467BD",
-    "#8C564B",
-    "#E377C2",
-    "#7F7F7F",
-    "#BCBD22",
-    "#17BECF",
-)
+__all__ = ["extend_payload", "gantt_figure", "monitors_view", "timeseries_figure"]
 
 #: At most this many points per line on screen (see :func:`display_stride`).
 DISPLAY_LIMIT = 4096
@@ -69,10 +60,6 @@ POOL_LABELS = {
 }
 
 
-def color(index: int) -> str:
-    return COLORS[index % len(COLORS)]
-
-
 # -- time series ------------------------------------------------------------------------------
 def display_stride(lines: list[Line]) -> int:
     """Show every ``stride``-th point of each line: 1 up to :data:`DISPLAY_LIMIT` points, then
@@ -100,14 +87,14 @@ def timeseries_figure(
         "height": 340 if graph == "rate" else 260,
         "uirevision": revision,
         "hovermode": "x unified" if columns == 1 else "closest",
-        "showlegend": columns == 1,
+        "showlegend": True,  # small multiples too: one legend for the panels side by side
         "legend": {"orientation": "v", "x": 1.01, "y": 1, "yanchor": "top"},
         "annotations": [],
         "template": "plotly_white",
     }
     for m, (metric, title, fmt) in enumerate(metrics):
         suffix = "" if m == 0 else str(m + 1)
-        for i, line in enumerate(lines):
+        for line in lines:
             data.append(
                 {
                     "type": "scatter",
@@ -117,7 +104,7 @@ def timeseries_figure(
                     "showlegend": m == 0,
                     "x": as_list(line.t[::stride]),
                     "y": as_list(line.values[metric][::stride]),
-                    "line": {"color": color(i), "width": 2 if graph == "rate" else 1.5},
+                    "line": {"color": line.colour, "width": 2 if graph == "rate" else 1.5},
                     "xaxis": f"x{suffix}",
                     "yaxis": f"y{suffix}",
                     "hovertemplate": f"%{{y:{fmt}}}",
@@ -171,137 +158,6 @@ def extend_payload(
     return [{"x": xs, "y": ys}, indices] if indices else None
 
 
-# -- Gantt ------------------------------------------------------------------------------------
-def _tracks(rows: list[dict[str, Any]]) -> list[int]:
-    """A track per job so that jobs on one track do not overlap (greedy, by start)."""
-    order = sorted(
-        range(len(rows)), key=lambda k: (rows[k]["status"] != "running", rows[k]["start"])
-    )
-    ends: list[float] = []
-    track = [0] * len(rows)
-    for k in order:
-        row = rows[k]
-        for t, end in enumerate(ends):
-            if end <= row["start"] + 1e-9:
-                ends[t] = row["end"]
-                track[k] = t
-                break
-        else:
-            track[k] = len(ends)
-            ends.append(row["end"])
-    return track
-
-
-def gantt_figure(rows: list[dict[str, Any]], labels: list[str], now: float) -> dict[str, Any]:
-    """Running (solid) and planned (hatched) jobs per line, one row per track, with hover
-    details: job, shape, start, end, expected profit."""
-    by_line: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
-    for row in rows:
-        by_line.setdefault(row["line"], []).append(row)
-    categories, traces = [], {"running": _bars("running"), "planned": _bars("planned")}
-    idle: dict[str, Any] = {
-        "type": "scatter",
-        "mode": "markers",
-        "x": [],
-        "y": [],
-        "marker": {"opacity": 0},
-        "hoverinfo": "skip",
-        "showlegend": False,
-    }
-    for i, label in enumerate(labels):
-        line_rows = by_line.get(label, [])
-        tracks = _tracks(line_rows)
-        count = max(tracks, default=-1) + 1
-        names = [f"{label} · {t + 1}" for t in range(max(count, 1))]
-        categories.extend(names)
-        if not line_rows:  # an idle line still gets its row, with an invisible mark
-            idle["y"].append(names[0])
-            idle["x"].append(now)
-        for row, t in zip(line_rows, tracks, strict=True):
-            bars = traces[row["status"]]
-            bars["y"].append(names[t])
-            bars["base"].append(row["start"])
-            bars["x"].append(max(row["end"] - row["start"], 1e-6))
-            bars["marker"]["color"].append(color(i))
-            bars["text"].append(f"{row['job']}×{row['processors']}")
-            bars["customdata"].append(
-                [
-                    row["job"],
-                    row["processors"],
-                    row["start"],
-                    row["end"],
-                    _num(row["expected_profit"]),
-                    row["status"],
-                    label,
-                    row["end"] - row["start"],
-                ]
-            )
-    start = min((row["start"] for row in rows), default=now)
-    end = max((row["end"] for row in rows), default=now + 1.0)
-    pad = 0.02 * max(end - start, 1.0)
-    height = 90 + 16 * max(len(categories), 3)
-    return {
-        "data": [*traces.values(), idle],
-        "layout": {
-            "template": "plotly_white",
-            "barmode": "overlay",
-            "height": height,
-            "margin": {"l": 150, "r": 15, "t": 30, "b": 40},
-            "title": {"text": "<b>Running and planned jobs</b>", "x": 0.01, "y": 0.99},
-            "xaxis": {"title": {"text": "simulated time (h)"}, "range": [start - pad, end + pad]},
-            "yaxis": {
-                "type": "category",
-                "categoryorder": "array",
-                "categoryarray": categories,
-                "autorange": "reversed",
-                "tickfont": {"size": 10},
-            },
-            "shapes": [
-                {
-                    "type": "line",
-                    "x0": now,
-                    "x1": now,
-                    "yref": "paper",
-                    "y0": 0,
-                    "y1": 1,
-                    "line": {"color": "#444", "dash": "dot", "width": 1},
-                }
-            ],
-            "legend": {"orientation": "h", "y": 1.02, "x": 1, "xanchor": "right"},
-            "uirevision": "gantt",
-        },
-    }
-
-
-def _bars(status: str) -> dict[str, Any]:
-    planned = status == "planned"
-    return {
-        "type": "bar",
-        "orientation": "h",
-        "name": status,
-        "y": [],
-        "x": [],
-        "base": [],
-        "text": [],
-        "textposition": "inside",
-        "insidetextanchor": "start",
-        "textfont": {"size": 9},
-        "customdata": [],
-        "marker": {
-            "color": [],
-            "opacity": 0.45 if planned else 0.9,
-            "pattern": {"shape": "/" if planned else ""},
-            "line": {"color": "#333", "width": 0.5},
-        },
-        "hovertemplate": (
-            "<b>job %{customdata[0]}</b>, %{customdata[5]}, %{customdata[6]}<br>"
-            "shape: %{customdata[1]} processors × %{customdata[7]:.2f} h<br>"
-            "start %{customdata[2]:.2f} h, end %{customdata[3]:.2f} h<br>"
-            "expected profit %{customdata[4]:,.1f}<extra></extra>"
-        ),
-    }
-
-
 def _num(value: Any) -> float | None:
     if value is None:
         return None
@@ -340,26 +196,60 @@ MONITOR_COLUMNS = (
     ("running", "running", ",.0f"),
     ("accepted_pct", "accepted %", ",.1f"),
 )
+#: Shown for a market with deadlines (from the run's summary so far: market/outputs.py).
+QOS_MONITORS = (
+    ("unadmitted_pct", "unadm. %", ",.1f"),
+    ("deadlines_missed", "missed", ",.0f"),
+    ("deadlines_fulfilled_pct", "fulfilled %", ",.1f"),
+    ("mean_slowdown_fulfilled", "slowdown", ",.2f"),
+)
+MONEY_MONITORS = ("profit_rate", "profit", "revenue", "rent")
+
+
+def monitor_columns(rows: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
+    """The monitors' columns for these rows: money only where money moved so far, the QoS
+    columns (instead of accepted %) where jobs had deadlines (:func:`market.outputs.run_kind`
+    of the rows' summaries)."""
+    import pandas as pd
+
+    summaries = pd.DataFrame([row["summary"] for row in rows if row.get("summary")])
+    if summaries.empty:
+        return list(MONITOR_COLUMNS)
+    kind = run_kind(summaries)
+    columns = []
+    for key, title, fmt in MONITOR_COLUMNS:
+        if key in MONEY_MONITORS and not kind.money:
+            continue
+        if key == "accepted_pct" and kind.qos:
+            continue
+        columns.append((key, title, fmt))
+    if kind.qos:
+        columns += QOS_MONITORS
+    return columns
 
 
 def monitors_view(rows: list[dict[str, Any]]) -> html.Table:
-    """One row per line with its current values."""
-    head = html.Tr([html.Th(title) for _, title, _ in MONITOR_COLUMNS])
+    """One row per line with its current values (utilization: over the arrival phase so far)."""
+    columns = monitor_columns(rows)
+    head = html.Tr([html.Th(title) for _, title, _ in columns])
     body = []
-    for i, row in enumerate(rows):
+    for row in rows:
+        summary = row.get("summary") or {}
         cells = []
-        for key, _, fmt in MONITOR_COLUMNS:
+        for key, _, fmt in columns:
+            value = row[key] if key in row else summary.get(key)
             if key == "line":
-                swatch = html.Span(className="swatch", style={"background": color(i)})
+                colour = row.get("colour", "#7F7F7F")
+                swatch = html.Span(className="swatch", style={"background": colour})
                 cells.append(html.Td([swatch, row["line"]], className="label"))
             elif fmt is None:
-                cells.append(html.Td(row[key]))
+                cells.append(html.Td(value))
             elif fmt == "pct":
-                value = _num(row[key])
+                value = _num(value)
                 text = "–" if value is None else f"{100 * value:.0f}"
                 cells.append(html.Td(text, className="num"))
             else:
-                cells.append(html.Td(_fmt(row[key], fmt), className="num"))
+                cells.append(html.Td(_fmt(value, fmt), className="num"))
         body.append(html.Tr(cells))
     return html.Table([html.Thead(head), html.Tbody(body)], className="grid monitors")
 

@@ -100,6 +100,7 @@ def _manifest(plan: SweepPlan, source: str | None, sessions: list[dict]) -> dict
         "source": source,
         "parameters": plan.parameters,
         "parameter_values": {path: column_values(vs) for path, vs in values.items()},
+        "labels": dict(plan.spec.labels),
         "mode": plan.spec.mode,
         "variants": plan.variants,
         "replications": plan.spec.replications,

@@ -42,6 +42,7 @@ from market.export import ExportError, export_schedules
 from market.formatting import cell
 from market.limits import MAX_SEED
 from market.model import GridMarket, MarketStalled
+from market.outputs import for_display, table_columns
 from market.qbets import QbetsError
 from market.report import ReportError, make_report
 from market.scenario import ScenarioError, load, parse_overrides
@@ -49,26 +50,6 @@ from market.sweep import SweepPlan
 from market.swf import SwfError
 from market.traces import format_trace_info, trace_info
 from market.value_metrics import with_revenue_gain
-
-TABLE_COLUMNS = {
-    "variant": "variant",
-    "provider": "provider",
-    "scheduler": "scheduler",
-    "admission": "admission",
-    "accepted_pct": "accepted %",
-    "mean_processors": "procs/job",
-    "utilization": "util %",
-    "revenue": "revenue",
-    "rent": "rent",
-    "profit": "profit",
-    "profit_rate": "profit/h",
-    "realised_pct": "realised %",
-}
-#: Shown too when some provider has a value (deadline workloads: Yeo & Buyya ICPP'06 §4).
-DEADLINE_COLUMNS = {
-    "deadlines_fulfilled_pct": "fulfilled %",
-    "mean_slowdown_fulfilled": "slowdown (fulfilled)",
-}
 
 
 class UsageError(Exception):
@@ -282,6 +263,7 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
             file=out,
         )
     print(f"results: {target} (gridmarket report {target})", file=out)
+    _print_sweep_risk(target, out)
     if report.failed:
         run_id, error = report.failed[0]
         count = len(report.failed)
@@ -293,6 +275,21 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
         )
         return 1
     return 0
+
+
+def _print_sweep_risk(target: Path, out) -> None:
+    """The risk table of the finished sweep in ``target``, when its results have profit."""
+    from market.report import risk_of
+    from market.results_store import load_manifest, load_results
+
+    try:
+        frame, manifest = load_results(target), load_manifest(target)
+    except BatchError:
+        return
+    parameters = [p for p in manifest.get("parameters", []) if p in frame.columns]
+    table = risk_of(frame, parameters)
+    if table is not None and len(table):
+        print_risk(table, out)
 
 
 @contextmanager
@@ -326,7 +323,36 @@ def report_command(args: argparse.Namespace, out=None) -> int:
         print(path, file=out)
     if report.png_note:
         print(report.png_note, file=out)
+    if report.risk_table is not None:
+        print_risk(report.risk_table, out)
     return 0
+
+
+def print_risk(table: pd.DataFrame, out) -> None:
+    """The risk table of a sweep (:mod:`market.risk`): per point and policy, each money
+    outcome's mean +- 95 % CI, 5 % quantile, CVaR at 5 % and P(loss)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    keys = list(table.columns[: list(table.columns).index("outcome")])
+    if "provider" in keys and table["provider"].nunique() == 1:
+        keys.remove("provider")
+    shown = Table(title="risk across replications (market/risk.py)")
+    for key in keys:
+        shown.add_column(key.rsplit(".", 1)[-1], justify="left")
+    for label in ("outcome", "n", "mean", "± ci95", "q05", "CVaR 5 %", "P(loss) %"):
+        shown.add_column(label, justify="left" if label == "outcome" else "right")
+    for row in table.itertuples(index=False):
+        record = dict(zip(table.columns, row, strict=True))
+        shown.add_row(
+            *(f"{record[k]:g}" if isinstance(record[k], float) else str(record[k]) for k in keys),
+            record["outcome"],
+            str(record["n"]),
+            *(cell(record[k]) for k in ("mean", "ci95", "q05", "cvar05")),
+            cell(100.0 * record["p_loss"], 0),
+        )
+    width = None if getattr(out, "isatty", lambda: False)() else 200
+    Console(file=out, width=width).print(shown)
 
 
 def _jobs_format(path: Path | None, chosen: str | None) -> str:
@@ -362,9 +388,8 @@ def _print_table(summary: pd.DataFrame, title: str, out) -> None:
     from rich.table import Table
 
     table = Table(title=f"{title} (seed {summary['seed'].iloc[0]})")
-    columns = TABLE_COLUMNS | {
-        c: label for c, label in DEADLINE_COLUMNS.items() if summary[c].notna().any()
-    }
+    columns = table_columns(summary)  # what fits this run (market/outputs.py)
+    summary = for_display(summary)
     for column, label in columns.items():
         numeric = pd.api.types.is_numeric_dtype(summary[column])
         table.add_column(label, justify="right" if numeric else "left")

@@ -11,6 +11,9 @@ directory (:func:`market.results_store.load_results`) and writes, into ``DIR`` (
 - ``index.html``: every figure on one page;
 - ``summary.csv``: the numbers behind the figures, n, mean, sd and ci95 of every metric per point
   and policy (so the standard deviation of the profit rate, the paper's Figure 3f, is there too);
+- ``risk.csv`` (and a table in ``index.html``): per point and policy, the distribution of the
+  profit (and of the clients' surplus, where the results have it) across replications: mean and
+  95 % CI, 5 % quantile, CVaR at 5 %, probability of a loss (:mod:`market.risk`);
 - ``<metric>-vs-<parameter>.png`` as well when a static renderer (kaleido) is installed and
   works; otherwise the report says that PNG was skipped. kaleido is not a dependency.
 
@@ -19,41 +22,34 @@ combination of the other parameters' values (small multiples, titled ``other=val
 line is one policy with everything else fixed. With ``mode: zip`` the parameters move together,
 so each figure has one panel, with the others' values following along. A sweep with no parameters
 gives one figure per metric with the policies side by side (``<metric>-by-variant.html``).
-Numeric parameters get a numeric x axis; others are categories in the sweep's order.
+Numeric parameters get a numeric x axis (log where the points are geometric); others are
+categories in the sweep's order. Colours, markers, axis titles and clipped panels: see
+:mod:`market.report_figures`.
 
 The HTML files share one ``plotly.min.js`` copied beside them, so the report works offline.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from market.report_figures import LABELS, figure, short_names
 from market.results_store import load_manifest, load_results, metric_columns
+from market.risk import outcomes, risk_table
 
-LABELS = {
-    "offered": "jobs offered",
-    "accepted": "jobs accepted",
-    "accepted_pct": "jobs accepted (%)",
-    "completed": "jobs completed",
-    "revenue": "revenue",
-    "rent": "rent",
-    "profit": "profit",
-    "profit_rate": "profit rate (per hour)",
-    "utilization": "utilization (%)",
-    "mean_processors": "processors per job",
-    "predicted_profit": "predicted profit",
-    "realised_pct": "predicted profit realised (%)",
-    "end_time": "run length (hours)",
-}
+__all__ = ["LABELS", "Report", "ReportError", "make_report", "risk_of", "summarize"]
 
 ERRORS = {"ci95": "95 % CI", "sd": "sd"}
+RISK_NOTE = (
+    "Per point and policy, the distribution across replications: mean with the half-width of "
+    "its 95 % confidence interval, the 5 % quantile (q05), the mean of the worst 5 % (cvar05; "
+    "with fewer than 20 runs, the worst run) and the share of runs that lost money (p_loss)."
+)
 
 
 class ReportError(ValueError):
@@ -69,11 +65,13 @@ class Report:
     images: list[Path] = field(default_factory=list)  # PNG, when a renderer works
     index: Path | None = None
     summary: Path | None = None
+    risk: Path | None = None  # risk.csv, when the results have profit
+    risk_table: pd.DataFrame | None = None
     png_note: str | None = None  # why PNG was skipped
 
     @property
     def files(self) -> list[Path]:
-        extra = [p for p in (self.index, self.summary) if p is not None]
+        extra = [p for p in (self.index, self.summary, self.risk) if p is not None]
         return [*self.figures, *self.images, *extra]
 
 
@@ -137,26 +135,31 @@ def make_report(
     counts = table["n"]
     n_text = f"{counts.max()}" if counts.min() == counts.max() else f"{counts.min()}-{counts.max()}"
     subtitle = f"{name}: mean ± {ERRORS[error]} of {n_text} runs per point"
-    shorts = _short_names(parameters)
+    shorts = short_names(parameters)
     policies = list(dict.fromkeys(frame["policy"]))
     figures = []
     for metric in metrics:
         data = table[table["metric"] == metric]
         if not parameters:
-            fig = _figure(data, "variant", None, metric, error, subtitle, policies, manifest, "")
+            fig = figure(data, "variant", None, metric, error, subtitle, policies, manifest, "")
             figures.append((f"{_slug(metric)}-by-variant", fig))
             continue
         for p in parameters:
             others = [q for q in parameters if q != p] if manifest.get("mode") != "zip" else []
-            fig = _figure(data, p, others, metric, error, subtitle, policies, manifest, shorts[p])
+            fig = figure(data, p, others, metric, error, subtitle, policies, manifest, shorts[p])
             figures.append((f"{_slug(metric)}-vs-{_slug(shorts[p])}", fig))
 
     for stem, fig in figures:
         path = out / f"{stem}.html"
         fig.write_html(path, include_plotlyjs="directory", full_html=True)
         report.figures.append(path)
+    risk = risk_of(frame, parameters)
+    if risk is not None:
+        report.risk_table = risk
+        report.risk = out / "risk.csv"
+        risk.to_csv(report.risk, index=False)
     report.index = out / "index.html"
-    _write_index(report.index, figures, f"{name}: sweep report", subtitle)
+    _write_index(report.index, figures, f"{name}: sweep report", subtitle, risk)
     if png:
         report.png_note = _write_pngs(figures, out, report.images)
     else:
@@ -164,78 +167,19 @@ def make_report(
     return report
 
 
-def _short_names(parameters: list[str]) -> dict[str, str]:
-    """The last part of each dotted path, or the whole path where two last parts clash."""
-    last = {p: p.rsplit(".", 1)[-1] for p in parameters}
-    clash = {v for v in last.values() if list(last.values()).count(v) > 1}
-    return {p: (p if last[p] in clash else last[p]) for p in parameters}
-
-
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]+", "_", text).strip("_") or "x"
 
 
-def _figure(data, x, others, metric, error, subtitle, policies, manifest, short):
-    import plotly.express as px
-
-    data = data.copy()
-    facet = None
-    if others:
-        shorts = _short_names([x, *others])
-        data["panel"] = [
-            ", ".join(f"{shorts[q]}={_fmt(v)}" for q, v in zip(others, values, strict=True))
-            for values in data[others].itertuples(index=False, name=None)
-        ]
-        facet = "panel"
-    orders = {"policy": policies}
-    numeric = pd.api.types.is_numeric_dtype(data[x]) and not pd.api.types.is_bool_dtype(data[x])
-    if numeric:
-        data = data.sort_values(x, kind="stable")
-    elif x == "variant":
-        orders[x] = manifest.get("variants") or list(dict.fromkeys(data[x]))
-    else:
-        stored = manifest.get("parameter_values", {}).get(x)
-        orders[x] = [str(v) for v in stored] if stored else list(dict.fromkeys(data[x]))
-        data[x] = data[x].astype(str)
-    if facet:
-        orders[facet] = list(dict.fromkeys(data.sort_values(others, kind="stable")[facet]))
-    label = LABELS.get(metric, metric)
-    common = {
-        "x": x,
-        "y": "mean",
-        "error_y": error,
-        "color": "policy",
-        "category_orders": orders,
-        "hover_data": {"n": True, "sd": ":.4g", "ci95": ":.4g", "mean": ":.4g"},
-        "labels": {"mean": label, x: x, "policy": "policy"},
-    }
-    height = 520
-    if facet:
-        panels = data[facet].nunique()
-        common.update(facet_col=facet, facet_col_wrap=min(3, panels), facet_row_spacing=0.08)
-        height = 220 + 300 * math.ceil(panels / 3)
-    draw = px.scatter if x == "variant" else partial(px.line, markers=True)
-    fig = draw(data, **common)
-    title = f"{label} vs {short}" if short else f"{label} by policy"
-    fig.update_layout(
-        title={"text": f"{title}<br><sup>{subtitle}</sup>"},
-        template="plotly_white",
-        legend_title_text="policy",
-        hovermode="closest",
-        height=height,
-        margin={"t": 110 if facet else 80},
-    )
-    fig.for_each_annotation(lambda a: a.update(text=a.text.removeprefix("panel=")))
-    return fig
+def risk_of(frame: pd.DataFrame, parameters: list[str]) -> pd.DataFrame | None:
+    """The risk table (:func:`market.risk.risk_table`) per point, variant and provider of a
+    results frame; None when it has no money outcome."""
+    if not outcomes(frame):
+        return None
+    return risk_table(frame, [*parameters, "variant", "provider"])
 
 
-def _fmt(value) -> str:
-    if isinstance(value, float) and not math.isnan(value):
-        return f"{value:g}"
-    return str(value)
-
-
-def _write_index(path: Path, figures, title: str, subtitle: str) -> None:
+def _write_index(path: Path, figures, title: str, subtitle: str, risk=None) -> None:
     import html
 
     parts = [
@@ -250,7 +194,18 @@ def _write_index(path: Path, figures, title: str, subtitle: str) -> None:
     for stem, _ in figures:
         parts.append(f'<li><a href="#{stem}">{html.escape(stem)}</a> '
                      f'(<a href="{stem}.html">page</a>)</li>')  # fmt: skip
+    if risk is not None:
+        parts.append('<li><a href="#risk">risk across replications</a></li>')
     parts.append("</ul>")
+    if risk is not None:
+        parts.append('<div id="risk"><h2>Risk across replications</h2>')
+        parts.append(f"<p>{html.escape(RISK_NOTE)}</p>")
+        shown = risk.copy()
+        for column in ("mean", "ci95", "q05", "cvar05"):
+            shown[column] = shown[column].map(lambda v: f"{v:,.1f}")
+        shown["p_loss"] = shown["p_loss"].map(lambda v: f"{100 * v:.0f} %")
+        parts.append(shown.to_html(index=False, border=0, classes="risk", na_rep="-"))
+        parts.append("</div>")
     for stem, fig in figures:
         body = fig.to_html(full_html=False, include_plotlyjs=False)
         parts.append(f'<div class="fig" id="{stem}">{body}</div>')

@@ -12,6 +12,8 @@ A sweep varies scenario fields, compares policies and repeats every combination:
       base_seed: 1           # default: the scenario's seed
       seeds: common          # or independent (see below)
       metrics: [profit_rate, accepted_pct]           # default: every summary metric
+      labels:                # optional: a swept parameter's axis title, with its unit
+        clients.0.workload.mean_interarrival: mean inter-arrival time (h)
 
 **Parameters** are the dotted paths of ``--set``, each with a list of values or a range:
 ``{start, stop, num}`` is ``num`` evenly spaced values from ``start`` to ``stop``, both included
@@ -36,6 +38,9 @@ noise between neighbouring points. With ``seeds: independent`` the seed also has
 values (not its position in the list), so points are statistically independent; variants still
 share seeds. Either way a run's seed does not move when points, variants or replications are
 added, which is what lets ``--resume`` extend a sweep.
+
+**Labels** name a swept parameter in reports (axis titles): a short name with its unit, e.g.
+``mean inter-arrival time (h)``; without one a report uses the path's last part.
 
 Metrics are the service-provider summary of :mod:`market.metrics`; ``metrics`` picks which to keep
 (the names in :data:`SUMMARY_METRICS`).
@@ -182,6 +187,9 @@ class SweepSpec(BaseModel):
     base_seed: int | None = Field(None, ge=0, description="default: the scenario's seed")
     seeds: Literal["common", "independent"] = "common"
     metrics: list[str] | None = Field(None, description="default: every summary metric")
+    labels: dict[str, str] = Field(
+        default_factory=dict, description="swept dotted.path -> axis title with its unit"
+    )
 
     @field_validator("parameters", mode="before")
     @classmethod
@@ -243,6 +251,15 @@ class SweepSpec(BaseModel):
         if dupes:
             raise ValueError(f"{dupes[0]!r} is listed twice")
         return metrics
+
+    @model_validator(mode="after")
+    def _labels(self) -> SweepSpec:
+        for path, label in self.labels.items():
+            if path not in self.parameters:
+                raise ValueError(f"labels: {path} is not a swept parameter")
+            if not label.strip():
+                raise ValueError(f"labels: {path}: the label is empty")
+        return self
 
     @model_validator(mode="after")
     def _shape(self) -> SweepSpec:

@@ -446,7 +446,7 @@ def test_export_csv(callbacks):
 # -- views and app ----------------------------------------------------------------------------
 
 
-def test_gantt_has_a_row_per_track_and_hover_details():
+def test_gantt_has_processor_rows_and_hover_details():
     rows = [
         {"line": "A", "job": 1, "processors": 2, "start": 0.0, "end": 2.0, "status": "running",
          "expected_profit": 10.0},
@@ -455,13 +455,24 @@ def test_gantt_has_a_row_per_track_and_hover_details():
         {"line": "A", "job": 3, "processors": 3, "start": 2.0, "end": 4.0, "status": "planned",
          "expected_profit": -1.0},
     ]  # fmt: skip
-    figure = gantt_figure(rows, ["A", "B"], now=1.5)
-    running, planned, idle = figure["data"]
-    assert running["y"] == ["A · 1", "A · 2"] and planned["y"] == ["A · 1"]  # job 3 reuses track 1
+    figure = gantt_figure(rows, ["A", "B"], now=1.5, capacities={"A": 4, "B": 2})
+    running, planned = figure["data"]
+    # job 1 takes processors 0-1, job 2 processor 2; at t = 2 job 1 ends (ends come first), so
+    # job 3 takes 0-1 and a new one, 3: two bars, the number on the first
+    assert running["y"] == [0.5, 2.0] and running["width"] == pytest.approx([1.86, 0.86])
+    assert planned["y"] == [0.5, 3.0] and planned["text"] == ["3", ""]
     assert planned["customdata"][0][:5] == [3, 3, 2.0, 4.0, -1.0]
+    assert planned["customdata"][0][8] == "0-1, 3"
     assert "expected profit" in running["hovertemplate"]
-    assert idle["y"] == ["B · 1"]
-    assert figure["layout"]["yaxis"]["categoryarray"] == ["A · 1", "A · 2", "B · 1"]
+    # A has rows 0-3, a gap row 4, B rows 5-6: labels mid-block, processor 0 of A on top
+    layout = figure["layout"]
+    assert layout["yaxis"]["tickvals"] == [1.5, 5.5]
+    assert layout["yaxis"]["ticktext"][1].startswith("<b>B</b>")
+    assert layout["yaxis"]["range"] == [6.5, -0.5]
+    assert [s["y0"] for s in layout["shapes"] if s.get("xref") == "paper"] == [4.0]
+    # the colour of a line is its policy's, not its position's
+    alone = gantt_figure(rows[:1], ["A"], now=0.0, colours={"A": "#123456"})
+    assert alone["data"][0]["marker"]["color"] == ["#123456"]
 
 
 def test_empty_timeseries_figure():
