@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,40 +23,24 @@ from dashboards import scenario_files
 from dashboards.paper_session import ViewSession
 from dashboards.session import Line
 from dashboards.setup import Setup, SetupError
-from dashboards.views import COLORS, display_stride
+from dashboards.views import display_stride
 from market.scenario import Scenario, ScenarioError, parse_overrides
 from market.scenario_files import ScenarioFileError, resolve, shipped_dir
+from market.style import FALLBACK_COLOURS, policy_style
 
 SCENARIOS = shipped_dir() or Path("scenarios")  # installed or in the checkout
 ASSETS = str(Path(__file__).with_name("assets"))  # the main dashboard's style sheet
 SPEEDS = (1, 2, 6, 12, 24, 48, 96, 192, 480)  # simulated hours per wall-clock second
 
-#: A fixed colour per policy of the paper views' scenarios (h/report's ``market/style.py`` is
-#: to give one per policy everywhere: :func:`_colour` is the one place to switch to it).
-_FIXED = {
-    "QoPS": COLORS[7],
-    "VQoPS 0": COLORS[0],
-    "VQoPS 0.05": COLORS[9],
-    "VQoPS 0.1": COLORS[2],
-    "VQoPS 0.2": COLORS[8],
-    "VQoPS 0.4": COLORS[5],
-    "DVQoPS": COLORS[3],
-    "Libra": COLORS[0],
-    "LibraRisk": COLORS[3],
-    "EDF": COLORS[2],
-    "EDF (no admission control)": COLORS[1],
-}
-
-
 def _colour(name: str) -> str:
-    """The colour of policy (variant) ``name``: fixed for the papers' policies, else one of
-    the dashboard's palette chosen by the name (the same in every run and view)."""
-    return _FIXED.get(name) or COLORS[zlib.crc32(name.encode()) % len(COLORS)]
+    """The colour of policy (variant) ``name``: the one it has everywhere
+    (:func:`market.style.policy_style`)."""
+    return policy_style(name)[0]
 
 
 def colour_of_job(job: int) -> str:
     """A colour per job (the node chart's areas), cycling through the palette."""
-    return COLORS[job % len(COLORS)]
+    return FALLBACK_COLOURS[job % len(FALLBACK_COLOURS)]
 
 
 # -- figures ----------------------------------------------------------------------------------
