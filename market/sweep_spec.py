@@ -80,6 +80,10 @@ SUMMARY_METRICS: dict[str, type] = {
     "normal_accepted_pct": float,
     "deadlines_fulfilled_pct": float,
     "mean_slowdown_fulfilled": float,
+    "market_share_pct": float,
+    "win_rate_pct": float,
+    "mean_price": float,
+    "mean_markup": float,
 }
 
 #: The metrics of batch sites and VARQ users (:func:`agents.site_builder.site_rows`), on rows
@@ -97,7 +101,7 @@ SITE_METRICS: dict[str, type] = dict.fromkeys(
 )  # fmt: skip
 
 #: Columns of the summary that name the provider and its policies (always kept).
-IDENTITY_COLUMNS = ("provider", "scheduler", "admission")
+IDENTITY_COLUMNS = ("provider", "scheduler", "admission", "pricing")
 
 #: Paths that a sweep may not vary.
 _RESERVED = {
