@@ -126,8 +126,7 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
         "end_time": now,
         **_other_windows(sp, spans, now, lo, hi),
         **class_acceptance(records),
-        **provider_market(model, sp),
-    } | deadline_summary(model, sp)
+    } | deadline_summary(model, sp) | provider_market(model, sp)
 
 
 def _other_windows(sp, jobs, now: float, lo: float, hi: float) -> dict[str, float]:

@@ -101,7 +101,7 @@ SITE_METRICS: dict[str, type] = dict.fromkeys(
 )  # fmt: skip
 
 #: Columns of the summary that name the provider and its policies (always kept).
-IDENTITY_COLUMNS = ("provider", "scheduler", "admission", "pricing")
+IDENTITY_COLUMNS = ("provider", "scheduler", "admission")
 
 #: Paths that a sweep may not vary.
 _RESERVED = {
