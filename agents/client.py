@@ -3,16 +3,25 @@
 Each job is offered at its arrival time. With several service providers the client follows its
 offer rule (the scenario's ``offer_rule``):
 
-- ``best_quote`` (default): every provider quotes (runs its admission control); among those that
-  accept, the client takes the one promising the highest utility, i.e. the earliest predicted
-  completion; ties go to the provider listed first.
+- ``best_quote`` (default when every provider charges the job's utility): every provider quotes
+  (runs its admission control); among those that accept, the client takes the one promising the
+  highest utility, i.e. the earliest predicted completion; ties go to the provider listed first.
+- ``best_surplus`` (default when any of its providers prices otherwise, issue 18): every
+  provider quotes a price (:class:`~market.quotes.PriceQuote`); the client takes the highest
+  expected surplus, its utility at the promised completion minus the price; ties are broken
+  uniformly at random (its own random stream), so that identical providers share the market.
+  If every surplus is negative it declines them all (counted in ``declined``); at a surplus of
+  exactly 0 it buys (an indifferent client buys, as the papers' clients, who pay their full
+  utility, do).
 - ``first_accept``: the providers are asked one at a time, in the scenario's order, and the first
   that accepts gets the job.
 - ``random``: one provider, drawn uniformly with the model's random generator, is asked; if it
   rejects, the job is lost.
 
+Only providers that are ``open`` are asked (one that enters the market later is not, before).
 Payment is settled by the service provider when the job completes (see
-:meth:`market.ledger.Ledger.settle`): the client pays the job's utility at that time.
+:meth:`market.ledger.Ledger.settle`): the client pays by the quote's terms
+(:meth:`market.quotes.PriceQuote.payment`; the job's utility at that time, by default).
 """
 
 from __future__ import annotations
@@ -21,15 +30,49 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import mesa
+import numpy as np
 
 from market.clock import handler
 from market.jobs import Job
+from market.quotes import PriceQuote
 
 if TYPE_CHECKING:
     from agents.service_provider import ServiceProviderAgent
     from market.model import GridMarket
 
-OFFER_RULES = ("best_quote", "first_accept", "random")
+OFFER_RULES = ("best_quote", "best_surplus", "first_accept", "random")
+TIE = 1e-9  # florins: surpluses this close are equal (best_surplus)
+
+
+def default_offer_rule(providers: Sequence[object]) -> str:
+    """``best_surplus`` if any of ``providers`` prices other than by utility, else
+    ``best_quote`` (the papers' rule)."""
+    for provider in providers:
+        pricing = getattr(provider, "pricing", None)
+        if pricing is not None and not pricing.charges_utility:
+            return "best_surplus"
+    return "best_quote"
+
+
+def best_surplus(surpluses: Sequence[float], rng: np.random.Generator) -> int | None:
+    """The index of the highest expected surplus (ties within :data:`TIE` drawn uniformly with
+    ``rng``, which is drawn from only then), or None when every surplus is negative."""
+    best = max(surpluses)
+    if best < 0:
+        return None
+    tied = [i for i, surplus in enumerate(surpluses) if surplus >= best - TIE]
+    return tied[0] if len(tied) == 1 else tied[int(rng.integers(len(tied)))]
+
+
+def terms(provider: object, job: Job, decision) -> PriceQuote:
+    """The price terms ``provider`` quoted for ``job`` (the papers' contract, the utility at
+    completion, for a provider that does not price)."""
+    quoted = getattr(provider, "terms", None)
+    if quoted is not None:
+        found = quoted(job)
+        if found is not None:
+            return found
+    return PriceQuote(None, decision.end)
 
 
 class ClientAgent(mesa.Agent):
@@ -51,6 +94,8 @@ class ClientAgent(mesa.Agent):
         self.offer_rule = offer_rule
         self.submitted = 0
         self.placed = 0
+        self.declined = 0  # jobs some provider accepted but whose every quote it declined
+        self.choice_rng = model.rng  # tie-breaks (best_surplus); the model gives it its own
         self._stream = iter(jobs)
         self._on_arrive = handler(self._arrive)  # kept: see market.clock.handler
         self._next: Job | None = None
@@ -78,10 +123,17 @@ class ClientAgent(mesa.Agent):
 
     def offer(self, job: Job) -> ServiceProviderAgent | None:
         """Offer ``job`` by the offer rule; returns the provider that took it, if any."""
+        providers = self.providers
+        if not all(getattr(p, "open", True) for p in providers):
+            providers = [p for p in providers if getattr(p, "open", True)]
+            if not providers:
+                return None
+        if self.offer_rule == "best_surplus":
+            return self._shop(job, providers)
         if self.offer_rule == "random":
-            candidates = [self.providers[int(self.model.rng.integers(len(self.providers)))]]
+            candidates = [providers[int(self.model.rng.integers(len(providers)))]]
         else:
-            candidates = self.providers
+            candidates = providers
         chosen, best = None, None
         for provider in candidates:
             decision = provider.quote(job)
@@ -95,4 +147,22 @@ class ClientAgent(mesa.Agent):
                 chosen, best = provider, promised
         if chosen is not None:
             chosen.commit(job)
+        return chosen
+
+    def _shop(self, job: Job, providers: Sequence[ServiceProviderAgent]):
+        """``best_surplus``: the quote of highest expected surplus (ties at random), or none if
+        every surplus is negative."""
+        offers = []
+        for provider in providers:
+            decision = provider.quote(job)
+            if decision.accepted:
+                offers.append((terms(provider, job, decision).expected_surplus(job), provider))
+        if not offers:
+            return None
+        pick = best_surplus([surplus for surplus, _ in offers], self.choice_rng)
+        if pick is None:
+            self.declined += 1
+            return None
+        chosen = offers[pick][1]
+        chosen.commit(job)
         return chosen

@@ -24,6 +24,12 @@ another tenant's job ends and frees processors (:meth:`ResourceProviderAgent.fre
 their schedulers run again (§3.3: "whenever ... the number of available resources changes").
 Over-booking may leave a pool that can never hold a job its tenant committed (a surprise to the
 tenant): ``most_available`` is the most it can ever offer, which the model checks jobs against.
+
+Pricing by utilization (issue 18, our rule): with ``utilization_premium`` k > 0 the posted price
+is the schedule's times ``1 + k x u``, ``u`` the share of the pool leased right now; a lease
+pays the price posted when it was granted for its whole life (a posted-price contract), and
+tenants plan on the price posted now (they do not forecast how it will move). k = 0 is a fixed
+price schedule, as in the papers.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ class Lease:
     processors: int
     start: float
     until: float
+    factor: float = 1.0  # the utilization price factor posted when it was granted
 
 
 class ResourceProviderAgent(mesa.Agent):
@@ -78,11 +85,14 @@ class ResourceProviderAgent(mesa.Agent):
         price: PriceSchedule | float,
         uncertainty: UncertaintySpec | None = None,
         rng: np.random.Generator | None = None,
+        utilization_premium: float = 0.0,
     ) -> None:
         super().__init__(model)
         self.name = name
         self.capacity = capacity
-        self.price = price if isinstance(price, PriceSchedule) else PriceSchedule.constant(price)
+        self.schedule = price if isinstance(price, PriceSchedule) else PriceSchedule.constant(price)
+        self.price = self.schedule  # posted now (moves with utilization if priced by it)
+        self.utilization_premium = utilization_premium
         self.uncertainty = uncertainty or UncertaintySpec()
         self.varies = self.uncertainty.varies  # whether availability ever differs from the pool
         self.availability_model = AvailabilityModel(
@@ -154,12 +164,24 @@ class ResourceProviderAgent(mesa.Agent):
         if processors > self.available():
             return None
         lease = Lease(self._next_lease, tenant, job, processors, self.model.time, until)
+        if self.utilization_premium:
+            lease.factor = self.price_factor()
         self._next_lease += 1
         self.leases[lease.id] = lease
         self._ends.add(until, processors)
         self.in_use += processors
         self.version += 1
+        self._post_price()
         return lease
+
+    def price_factor(self) -> float:
+        """The utilization price factor posted now: ``1 + premium x`` the share leased."""
+        return 1.0 + self.utilization_premium * self.in_use / self.capacity
+
+    def _post_price(self) -> None:
+        """Post the price for the utilization now (nothing to do at a fixed price)."""
+        if self.utilization_premium:
+            self.price = self.schedule.scaled(self.price_factor())
 
     def release(self, lease: Lease) -> float:
         """End ``lease`` now; the tenant pays rent for the time it held the processors."""
@@ -169,7 +191,11 @@ class ResourceProviderAgent(mesa.Agent):
         self.version += 1
         now = self.model.time
         self.rented_hours += lease.processors * (now - lease.start)
-        rent = self.price.cost(lease.processors, lease.start, now)
+        if self.utilization_premium:
+            self._post_price()
+            rent = lease.factor * self.schedule.cost(lease.processors, lease.start, now)
+        else:
+            rent = self.price.cost(lease.processors, lease.start, now)
         self.model.ledger.transfer(now, lease.tenant, self.name, rent, Kind.RENT, lease.job)
         return rent
 

@@ -8,8 +8,18 @@ The scheduler runs "whenever a job arrives, a job completes, or the number of av
 changes": each run re-plans the queue on the resource provider's forecast and starts every job
 planned to start now, renting its processors; the provider then sleeps until the next event or
 the next planned start. A started job keeps its processors to the end (no preemption); it is
-paid the job's utility at completion and pays the rent for the time it held them. Every admitted
-job is completed (§3.1).
+paid at completion and pays the rent for the time it held them. Every admitted job is completed
+(§3.1).
+
+In a competing market (issue 18) the provider also prices what it accepts: its ``pricing``
+policy (:mod:`agents.policies.pricing`) turns the admission decision into a
+:class:`~market.quotes.PriceQuote`, and the client pays by its terms (the job's utility under the
+default ``utility`` pricing, as in the papers). It may rent from several resource providers: it
+keeps one :class:`~agents.planner.Planner` per pool, asks each at every quote, and takes the pool
+whose plan with the job is most rewarding within its risk level (the largest ``gain`` of its
+admission's reward metric, else the largest expected profit; ties go to the pool listed first);
+the job is then planned, rented and paid for on that pool only, so leases (and the ledger) stay
+per resource provider.
 
 Under uncertain capacity (§3.5, §6) a provider with an acceptable ``risk`` plans on the capacity
 available with probability ``1 - risk`` and admits only plans that likely (see
@@ -22,6 +32,9 @@ attempted-execution time", §6), and otherwise waits for the next run.
 
 from __future__ import annotations
 
+import copy
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,11 +42,13 @@ import mesa
 from mesa.time import Event
 
 from agents.planner import Planner
-from agents.policies.base import Admission, Decision, Placement, Scheduler
+from agents.policies.base import Admission, Decision, Placement, Plan, Scheduler
+from agents.policies.pricing import Pricing, UtilityPricing
 from agents.resource_provider import Lease, ResourceProviderAgent
 from market.clock import Completions, handler
 from market.jobs import Job
 from market.ledger import Kind
+from market.quotes import PriceQuote
 
 if TYPE_CHECKING:
     from market.model import GridMarket
@@ -49,9 +64,18 @@ class JobRecord:
     processors: int | None = None
     start: float | None = None
     end: float | None = None
-    paid: float | None = None  # the utility at completion (negative: a penalty)
+    paid: float | None = None  # what the client paid at completion (negative: a penalty)
     rent: float | None = None
     lease: Lease | None = None
+    quote: PriceQuote | None = None  # the price terms offered (None: the job's utility)
+    pool: int = 0  # which of the provider's resource providers it was planned on
+
+    @property
+    def surplus(self) -> float | None:
+        """The client's surplus: its utility at completion minus what it paid."""
+        if self.paid is None or self.end is None:
+            return None
+        return self.job.utility(self.end) - self.paid
 
     @property
     def profit(self) -> float | None:
@@ -62,7 +86,7 @@ class JobRecord:
 
 
 class ServiceProviderAgent(mesa.Agent):
-    """Admits, plans and runs jobs on processors rented from one resource provider.
+    """Admits, prices, plans and runs jobs on processors rented from its resource providers.
 
     Its life: :meth:`quote` (admission), :meth:`commit` (queue the job), :meth:`dispatch` (the
     scheduler run: start what is due), :meth:`start` (rent and run), :meth:`complete` (release,
@@ -75,17 +99,38 @@ class ServiceProviderAgent(mesa.Agent):
         name: str,
         scheduler: Scheduler,
         admission: Admission,
-        resource_provider: ResourceProviderAgent,
+        resource_provider: ResourceProviderAgent | Sequence[ResourceProviderAgent],
         risk: float | None = None,
         reshape: bool = True,
+        pricing: Pricing | None = None,
     ) -> None:
         super().__init__(model)
         self.name = name
-        self.resource_provider = resource_provider
-        self.planner = Planner(scheduler, admission, resource_provider, risk, model.clock.fast)
+        pools = (
+            [resource_provider]
+            if isinstance(resource_provider, ResourceProviderAgent)
+            else list(resource_provider)
+        )
+        self.pools = pools
+        self.resource_provider = pools[0]  # the first (the only one, as in the papers)
+        fast = model.clock.fast
+        # One planner per pool; each with its own copy of the (possibly adaptive) policies.
+        self.planners = [Planner(scheduler, admission, pools[0], risk, fast)] + [
+            Planner(copy.deepcopy(scheduler), copy.deepcopy(admission), pool, risk, fast)
+            for pool in pools[1:]
+        ]
+        self.planner = self.planners[0]
+        self.pricing = pricing if pricing is not None else UtilityPricing()
+        self.open = True  # takes quotes (see market.model: a provider may enter later)
         self.reshape = reshape
         self.reshaped = 0  # jobs started on fewer processors than planned
-        resource_provider.tenants.append(self)
+        for pool in pools:
+            pool.tenants.append(self)
+        self.quoted = 0  # accepting quotes made
+        self.quoted_ids: deque[int] = deque(maxlen=max(self.pricing.window, 1))
+        self.won_price = 0.0  # sum of the expected prices of the quotes won
+        self.won_markup = 0.0  # sum of the markups of the quotes won (those with a markup)
+        self.won_markups = 0
         self.records: dict[int, JobRecord] = {}  # every job offered, by id
         self.accepted = 0  # jobs committed to this provider
         self.busy = 0  # processors held now
@@ -111,20 +156,48 @@ class ServiceProviderAgent(mesa.Agent):
 
     @property
     def queue(self) -> list[Job]:
-        """Admitted jobs waiting to start, in the order plans take them."""
-        return self.planner.queue
+        """Admitted jobs waiting to start, in the order plans take them (pool by pool)."""
+        if len(self.planners) == 1:
+            return self.planner.queue
+        return [job for planner in self.planners for job in planner.queue]
 
     @property
     def idle(self) -> bool:
         """Nothing queued and nothing running."""
-        return not self.planner.queue and not self.running
+        return not self.running and not any(planner.queue for planner in self.planners)
 
     # -- what a client sees --------------------------------------------------------------------
     def quote(self, job: Job) -> Decision:
-        """Run admission control on ``job``; the decision is recorded whatever the client does."""
-        decision = self.planner.quote(job, self.model.time)
-        self.records[job.id] = JobRecord(job, decision)
+        """Run admission control on ``job`` (on every pool, keeping the best) and price it; the
+        decision and its terms are recorded whatever the client does."""
+        now = self.model.time
+        decision, pool = self.planner.quote(job, now), 0
+        for i, planner in enumerate(self.planners[1:], start=1):
+            other = planner.quote(job, now)
+            if other.accepted and (not decision.accepted or _merit(other) > _merit(decision)):
+                decision, pool = other, i
+        record = self.records[job.id] = JobRecord(job, decision, pool=pool)
+        if decision.accepted:
+            pricing, planner = self.pricing, self.planners[pool]
+            wins = [self.records[i].committed for i in self.quoted_ids] if pricing.window else ()
+            sure = planner.risk is None or not planner.pool.varies
+            record.quote = pricing.quote(job, decision, wins, 1.0 if sure else 1.0 - planner.risk)
+            self.quoted += 1
+            self.quoted_ids.append(job.id)
         return decision
+
+    def terms(self, job: Job) -> PriceQuote | None:
+        """The price terms quoted for ``job`` (None if it was not accepted here)."""
+        record = self.records.get(job.id)
+        return record.quote if record is not None else None
+
+    def enter(self) -> None:
+        """Open for quotes from now on (a provider entering the market, scenario ``enters``)."""
+        self.open = True
+
+    def set_markup(self, markup: float) -> None:
+        """Price from now on with base markup ``markup`` (>= 0; the dashboard's market view)."""
+        self.pricing = self.pricing.with_markup(markup)
 
     def commit(self, job: Job) -> None:
         """The client gives ``job`` to this provider (after an accepting :meth:`quote`)."""
@@ -133,9 +206,14 @@ class ServiceProviderAgent(mesa.Agent):
             raise ValueError(f"{self.name} did not accept job {job.id}")
         record.committed = True
         self.accepted += 1
-        self.planner.admit(job, record.decision, self.model.time)
+        if record.quote is not None:
+            self.won_price += record.quote.expected_price(job)
+            if record.quote.markup == record.quote.markup:  # (not NaN)
+                self.won_markup += record.quote.markup
+                self.won_markups += 1
+        self.planners[record.pool].admit(job, record.decision, self.model.time)
         need = self.least_need(job)
-        if need > self.resource_provider.most_available:
+        if need > self.pools[record.pool].most_available:
             self.model.note_never_runs(self, job, need)
         self._request_dispatch()
 
@@ -145,12 +223,12 @@ class ServiceProviderAgent(mesa.Agent):
         runs)."""
         if self.reshape:
             return job.shapes[0]
-        admitted = self.planner.shapes.get(job.id)
+        admitted = self.planners[self.records[job.id].pool].shapes.get(job.id)
         return admitted if admitted is not None else min(self.scheduler.shapes(job))
 
     def capacity_changed(self) -> None:
         """The resource provider's availability changed: run the scheduler again (§3.3)."""
-        if self.planner.queue:
+        if any(planner.queue for planner in self.planners):
             self._request_dispatch()
 
     # -- the scheduler run ---------------------------------------------------------------------
@@ -164,23 +242,42 @@ class ServiceProviderAgent(mesa.Agent):
         self._request_dispatch()
 
     def dispatch(self) -> None:
-        """Start every job the plan has due now; sleep until its next planned start."""
+        """Start every job the plan has due now; sleep until its next planned start (with
+        several pools: each pool's plan in turn, until the earliest next start of them)."""
         self._dispatch_event = None
         now = self.model.time
-        planner = self.planner
-        if not planner.queue:
-            self._set_wake(None)
+        if len(self.planners) == 1:
+            plan = self._dispatch_pool(self.planner, self.pools[0], now)
+            if plan is not None:
+                self.last_plan = plan
+            self._set_wake(plan.next_start(now) if plan is not None else None)
             return
-        plan = self.last_plan = planner.plan(now)
+        plans = [
+            plan
+            for planner, pool in zip(self.planners, self.pools, strict=True)
+            if (plan := self._dispatch_pool(planner, pool, now)) is not None
+        ]
+        self.last_plan = Plan(now, [p for plan in plans for p in plan.placements])
+        self._set_wake(
+            min((w for p in plans if (w := p.next_start(now)) is not None), default=None)
+        )
+
+    def _dispatch_pool(
+        self, planner: Planner, pool: ResourceProviderAgent, now: float
+    ) -> Plan | None:
+        """The scheduler run on one pool: start its due jobs; the plan (None: nothing queued)."""
+        if not planner.queue:
+            return None
+        plan = planner.plan(now)
         for placement in plan.due(now):
-            if self.start(placement):
+            if self.start(placement, pool):
                 planner.started(placement.job)
         if planner.scheduler.compresses:
             planner.compress(plan)
         if planner.risk is not None:  # processors free now carry no risk (§3.5)
-            while (early := planner.early_start(now)) is not None and self.start(early):
+            while (early := planner.early_start(now)) is not None and self.start(early, pool):
                 planner.started(early.job)
-        self._set_wake(plan.next_start(now))
+        return plan
 
     def _set_wake(self, at: float | None) -> None:
         """Wake at ``at`` (on the clock's grid; None: no wake-up), moving any earlier one."""
@@ -197,12 +294,13 @@ class ServiceProviderAgent(mesa.Agent):
         if at is not None:
             self._wake_event = self.model.clock.at(at, self._on_wake)
 
-    def start(self, placement: Placement) -> bool:
-        """Rent processors for ``placement`` and run its job; False if too few are free (then it
-        waits for the next run), unless ``reshape`` narrows it to the widest shape that fits."""
+    def start(self, placement: Placement, pool: ResourceProviderAgent | None = None) -> bool:
+        """Rent processors for ``placement`` (from ``pool``, the first by default) and run its
+        job; False if too few are free (then it waits for the next run), unless ``reshape``
+        narrows it to the widest shape that fits."""
         job, n = placement.job, placement.processors
         now = self.model.time
-        rp, snap = self.resource_provider, self.model.clock.snap
+        rp, snap = pool or self.resource_provider, self.model.clock.snap
         lease = rp.rent(self.name, n, snap(now + job.predicted_runtime(n)), job.id)
         if lease is None and self.reshape:
             fits = [m for m in job.shapes if m <= rp.available()]
@@ -225,18 +323,26 @@ class ServiceProviderAgent(mesa.Agent):
         now = self.model.time
         for job_id in job_ids:
             record = self.records[job_id]
-            record.rent = self.resource_provider.release(record.lease)
+            record.rent = self.pools[record.pool].release(record.lease)
             record.lease = None
             record.end = now
-            record.paid = record.job.utility(now)
+            quote = record.quote
+            if quote is None or quote.price is None:  # the papers' contract: the utility
+                record.paid = record.job.utility(now)
+            else:
+                record.paid = quote.payment(record.job, now)
             client = record.job.client or "client"
             self.model.ledger.settle(now, client, self.name, record.paid, job_id)
             self.busy -= record.processors
             self.running -= 1
         self.model.note_progress()
-        if self.planner.queue:  # (an empty queue has nothing to start and no wake-up set)
+        if any(planner.queue for planner in self.planners):  # (else nothing to start, no wake-up)
             self._request_dispatch()
-        self.resource_provider.freed(self)  # other tenants may now start their jobs
+        if len(self.pools) == 1:
+            self.resource_provider.freed(self)  # other tenants may now start their jobs
+        else:
+            for i in sorted({self.records[job_id].pool for job_id in job_ids}):
+                self.pools[i].freed(self)
         if self.idle:  # the market can only have finished if this provider is idle
             self.model.check_finished()
 
@@ -256,3 +362,11 @@ class ServiceProviderAgent(mesa.Agent):
     def profit(self) -> float:
         """Revenue minus rent so far."""
         return self.revenue - self.rent_paid
+
+
+def _merit(decision: Decision) -> float:
+    """How good a pool's accepting decision is for the provider: the rise of its plan's reward
+    (its admission's ``gain``), else the job's expected profit."""
+    if decision.gain is not None:
+        return decision.gain
+    return decision.expected_profit if decision.expected_profit is not None else 0.0

@@ -18,6 +18,11 @@ admitted); ``deadlines_missed`` (completed jobs that ended after their deadline:
 guarantees hold); ``mean_response`` (hours from arrival to completion) and ``mean_slowdown``
 (bounded slowdown, response over max(runtime, 10 s), at least 1) of the completed jobs without a
 user deadline (all jobs when the workload has no deadlines).
+
+In a competing market (issue 18) every row also has the provider's place in it (``pricing``,
+``market_share_pct``, ``win_rate_pct``, ``mean_price``, ``mean_markup``: see
+:mod:`market.market_metrics`); a provider renting from several pools counts all of them in its
+utilization.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from market.fulfilment import deadline_summary
+from market.market_metrics import market_reporters, provider_market
 from market.value_metrics import adaptive_reporters, class_acceptance
 from market.windows import rented_hours, window_rate
 
@@ -53,12 +59,19 @@ def provider_timeseries_reporters() -> dict[str, Any]:
         "revenue": "revenue",
         "rent": "rent_paid",
         "profit_rate": lambda sp: sp.profit / sp.model.time if sp.model.time > 0 else 0.0,
-        "utilization": lambda sp: sp.busy / sp.resource_provider.capacity,
+        "utilization": lambda sp: sp.busy / _capacity(sp),
         "queue_length": lambda sp: len(sp.queue),
         "running": "running",
         "accepted_pct": lambda sp: _pct(sp.accepted, len(sp.records)),
         **adaptive_reporters(),
+        **market_reporters(),
     }
+
+
+def _capacity(sp: Any) -> int:
+    """Processors of every pool ``sp`` rents from."""
+    pools = getattr(sp, "pools", None)
+    return sum(p.capacity for p in pools) if pools else sp.resource_provider.capacity
 
 
 def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, Any]:
@@ -71,7 +84,7 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
     lo, hi = model.first_arrival, model.last_arrival
     spans = [(r.processors, r.start, r.end, r.paid) for r in records]
     rented = rented_hours(spans, lo, hi, now)
-    rentable = sp.resource_provider.capacity * (hi - lo) if hi > lo else 0.0
+    rentable = _capacity(sp) * (hi - lo) if hi > lo else 0.0
 
     offered_work = math.fsum(r.job.work for r in records)
     unadmitted_work = math.fsum(r.job.work for r in records if not r.committed)
@@ -113,7 +126,7 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
         "end_time": now,
         **_other_windows(sp, spans, now, lo, hi),
         **class_acceptance(records),
-    } | deadline_summary(model, sp)
+    } | deadline_summary(model, sp) | provider_market(model, sp)
 
 
 def _other_windows(sp, jobs, now: float, lo: float, hi: float) -> dict[str, float]:
@@ -122,5 +135,5 @@ def _other_windows(sp, jobs, now: float, lo: float, hi: float) -> dict[str, floa
     rp = sp.resource_provider
     return {
         "profit_rate_arrivals": window_rate(jobs, rp.price, lo, hi, now),
-        "utilization_run": _pct(rented_hours(jobs, 0.0, now, now), rp.capacity * now),
+        "utilization_run": _pct(rented_hours(jobs, 0.0, now, now), _capacity(sp) * now),
     }

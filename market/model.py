@@ -20,10 +20,11 @@ from __future__ import annotations
 import math
 
 import mesa
+from mesa.time import Priority
 
-from agents.client import ClientAgent
+from agents.client import ClientAgent, default_offer_rule
 from agents.cluster_provider import cluster_provider
-from agents.policies import make_admission, make_cluster, make_scheduler
+from agents.policies import make_admission, make_cluster, make_pricing, make_scheduler
 from agents.resource_provider import NEVER, ResourceProviderAgent
 from agents.service_provider import ServiceProviderAgent
 from agents.site_builder import build_batch_sites
@@ -83,6 +84,11 @@ class GridMarket(mesa.Model):
         self.clients = self._create_clients(client_streams)
         # Batch sites and VARQ users (VARQ TR 2007-09): streams spawned after all the others.
         self.batch_sites, self.varq_users = build_batch_sites(self, list(scenario.batch_sites))
+        # Each client's tie-breaks among equal quotes (best_surplus): spawned last of all, so
+        # that every other stream is as before.
+        streams = self.rng.spawn(len(self.clients))
+        for client, stream in zip(self.clients.values(), streams, strict=True):
+            client.choice_rng = stream
         self.datacollector = mesa.DataCollector(
             agenttype_reporters={
                 kind: provider_timeseries_reporters()
@@ -97,28 +103,39 @@ class GridMarket(mesa.Model):
         """The resource providers by name, each with its own random stream."""
         return {
             rp.name: ResourceProviderAgent(
-                self, rp.name, rp.capacity, rp.price_schedule(), rp.uncertainty, stream
+                self,
+                rp.name,
+                rp.capacity,
+                rp.price_schedule(),
+                rp.uncertainty,
+                stream,
+                rp.utilization_premium,
             )
             for rp, stream in zip(self.spec.resource_providers, streams, strict=True)
         }
 
     def _create_service_providers(self) -> dict[str, mesa.Agent]:
         """The service providers by name: planning ones, or deadline clusters (Libra,
-        LibraRisk, EDF), each renting from its resource provider (the first by default)."""
+        LibraRisk, EDF), each renting from its resource providers (the first by default). A
+        provider that ``enters`` later opens for quotes then (an event at that hour)."""
         providers = {}
+        first = self.spec.resource_providers[0].name
         for sp in self.spec.service_providers:
-            pool = self.resource_providers[
-                sp.resource_provider or self.spec.resource_providers[0].name
-            ]
+            pools = [self.resource_providers[name] for name in sp.pool_names(first)]
+            pool = pools[0]
             if sp.cluster is not None:
                 policy = make_cluster(sp.cluster.name, **sp.cluster.params)
                 providers[sp.name] = cluster_provider(self, sp.name, policy, pool)
                 continue
             scheduler = make_scheduler(sp.scheduler.name, **sp.scheduler.params)
             admission = make_admission(sp.admission.name, **sp.admission.params)
-            providers[sp.name] = ServiceProviderAgent(
-                self, sp.name, scheduler, admission, pool, risk=sp.risk, reshape=sp.reshape
+            pricing = make_pricing(sp.pricing.name, **sp.pricing.params)
+            agent = providers[sp.name] = ServiceProviderAgent(
+                self, sp.name, scheduler, admission, pools, sp.risk, sp.reshape, pricing
             )
+            if sp.enters > 0:
+                agent.open = False
+                self.clock.at(sp.enters, agent.enter, Priority.HIGH)
         return providers
 
     def _create_clients(self, streams) -> dict[str, ClientAgent]:
@@ -129,7 +146,8 @@ class GridMarket(mesa.Model):
             first_id += len(jobs)
             named = [self.service_providers[name] for name in spec.providers or []]
             providers = named or list(self.service_providers.values())
-            clients[spec.name] = ClientAgent(self, spec.name, jobs, providers, spec.offer_rule)
+            rule = spec.offer_rule or default_offer_rule(providers)
+            clients[spec.name] = ClientAgent(self, spec.name, jobs, providers, rule)
         return clients
 
     # -- called by agents ----------------------------------------------------------------------

@@ -44,6 +44,10 @@ class PriceSchedule:
             (float(price), *(float(p) for _, p in changes)),
         )
 
+    def scaled(self, factor: float) -> PriceSchedule:
+        """The same schedule with every price multiplied by ``factor`` (>= 0)."""
+        return PriceSchedule(self.times, tuple(p * factor for p in self.prices))
+
     def at(self, t: float) -> float:
         """The price per processor-hour at time ``t``."""
         return self.prices[bisect_right(self.times, t) - 1]

@@ -6,6 +6,13 @@
 - ``jobs``: one row per (job, provider it was offered to): the admission decision with its reason
   and prediction, and what happened (shape, start, end, price paid, rent, profit).
 - ``ledger``: every transfer of money.
+- ``market``: one row per service provider, client and resource provider and one for the whole
+  market: shares, surplus, declined jobs, rent revenue, utilization and total welfare
+  (:mod:`market.market_metrics`).
+
+The per-job table's market columns: ``pool`` (the resource provider the job was planned on),
+``price`` (the quoted price; NaN: the job's utility), ``promised_end``, ``quote_markup`` and
+``surplus`` (the client's utility at completion minus what it paid).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from agents.site_builder import site_rows
+from market.market_metrics import market_table
 from market.metrics import provider_summary
 
 if TYPE_CHECKING:
@@ -25,7 +33,7 @@ JOB_COLUMNS = [
     "provider", "job", "swf_job", "client", "kind", "arrival", "work", "max_processors", "accepted",
     "committed", "reason", "detail", "planned_processors", "planned_start", "planned_end",
     "expected_value", "expected_profit", "processors", "start", "end", "paid", "rent", "profit",
-    "oc_factor", "rollback_window",
+    "oc_factor", "rollback_window", "pool", "price", "promised_end", "quote_markup", "surplus",
 ]  # fmt: skip
 
 
@@ -41,6 +49,7 @@ class RunResult:
     jobs: pd.DataFrame
     ledger: pd.DataFrame
     balances: dict[str, float]
+    market: pd.DataFrame | None = None
 
     @classmethod
     def from_model(cls, model: GridMarket) -> RunResult:
@@ -59,6 +68,7 @@ class RunResult:
             jobs=_jobs(sps),
             ledger=model.ledger.to_frame(),
             balances=model.ledger.balances(),
+            market=market_table(model),
         )
 
 
@@ -81,13 +91,13 @@ def _jobs(sps) -> pd.DataFrame:
                 sp.name, job.id, job.swf_job, job.client, job.kind, job.arrival, job.work,
                 job.max_shape, d.accepted, r.committed, d.reason, d.detail, d.processors, d.start,
                 d.end, d.expected_value, d.expected_profit, r.processors, r.start, r.end, r.paid,
-                r.rent, r.profit, *_params(d),
+                r.rent, r.profit, *_params(d), *_market(sp, r),
             ))  # fmt: skip
     frame = pd.DataFrame(rows, columns=JOB_COLUMNS)
     float_cols = [
         "planned_processors", "planned_start", "planned_end", "expected_value",
         "expected_profit", "processors", "start", "end", "paid", "rent", "profit", "oc_factor",
-        "rollback_window",
+        "rollback_window", "price", "promised_end", "quote_markup", "surplus",
     ]  # fmt: skip
     return frame.astype({"swf_job": "Int64", **{c: "float64" for c in float_cols}})
 
@@ -96,3 +106,13 @@ def _params(decision) -> tuple[float | None, float | None]:
     """The OC-Factor and rollback window a value-aware policy decided with (VQoPS, DVQoPS)."""
     params = decision.params or {}
     return params.get("oc_factor"), params.get("rollback_window")
+
+
+def _market(sp, record) -> tuple:
+    """The pool, quoted price, promised end, markup and client surplus of a job record."""
+    pools = getattr(sp, "pools", None) or [sp.resource_provider]
+    quote = getattr(record, "quote", None)
+    pool = pools[getattr(record, "pool", 0)].name
+    if quote is None:
+        return pool, None, None, None, record.surplus
+    return pool, quote.price, quote.promised, quote.markup, record.surplus

@@ -104,6 +104,12 @@ class ResourceProviderSpec(BaseModel):
         default_factory=list, description="a price schedule, in increasing time order"
     )
     uncertainty: UncertaintySpec = UncertaintySpec()
+    utilization_premium: float = Field(
+        0.0,
+        ge=0,
+        description="price by utilization: the scheduled price x (1 + premium x the share of "
+        "the pool leased when a lease is granted), kept for the lease (agents.resource_provider)",
+    )
 
     @field_validator("price_changes")
     @classmethod
@@ -130,6 +136,16 @@ class ServiceProviderSpec(BaseModel):
     scheduler: PolicySpec = PolicySpec(name="first_profit")
     admission: PolicySpec = PolicySpec(name="positive_opportunity")
     resource_provider: str | None = Field(None, description="default: the first one")
+    resource_providers: list[str] | None = Field(
+        None,
+        description="rent from several: per job, the pool whose plan is most rewarding "
+        "(instead of resource_provider; agents.service_provider)",
+    )
+    pricing: PolicySpec = Field(
+        PolicySpec(name="utility"),
+        description="what it charges (agents.policies.pricing); utility: the job's utility",
+    )
+    enters: float = Field(0.0, ge=0, description="hour it starts taking quotes (market entry)")
     risk: float | None = Field(
         None, gt=0, lt=1, description="acceptable risk (§3.5); none: uncertainty-oblivious"
     )
@@ -156,6 +172,30 @@ class ServiceProviderSpec(BaseModel):
         make_admission(spec.name, **spec.params)
         return spec
 
+    @field_validator("pricing")
+    @classmethod
+    def _known_pricing(cls, spec: PolicySpec) -> PolicySpec:
+        from agents.policies import make_pricing
+
+        make_pricing(spec.name, **spec.params)
+        return spec
+
+    @field_validator("resource_providers")
+    @classmethod
+    def _some_pools(cls, names: list[str] | None) -> list[str] | None:
+        if names is not None:
+            if not names:
+                raise ValueError("give at least one resource provider (or leave it out)")
+            if len(set(names)) < len(names):
+                raise ValueError("a resource provider is named twice")
+        return names
+
+    def pool_names(self, default: str) -> list[str]:
+        """The resource providers it rents from (``default``, the first, unless named)."""
+        if self.resource_providers:
+            return list(self.resource_providers)
+        return [self.resource_provider or default]
+
     @field_validator("cluster")
     @classmethod
     def _known_cluster(cls, spec: PolicySpec | None) -> PolicySpec | None:
@@ -173,10 +213,19 @@ class ClientSpec(BaseModel):
 
     name: str = "client"
     workload: Workload = ProfitWorkload()
-    offer_rule: Literal["best_quote", "first_accept", "random"] = Field(
-        "best_quote", description="see agents.client"
+    offer_rule: Literal["best_quote", "best_surplus", "first_accept", "random"] | None = Field(
+        None,
+        description="see agents.client; default best_surplus if any of its providers prices "
+        "other than utility, else best_quote",
     )
     providers: list[str] | None = Field(None, description="service providers it offers to (all)")
+
+    @field_validator("providers")
+    @classmethod
+    def _some_providers(cls, names: list[str] | None) -> list[str] | None:
+        if names is not None and not names:
+            raise ValueError("give at least one service provider (or leave it out: all of them)")
+        return names
 
 
 class Scenario(BaseModel):
@@ -239,20 +288,35 @@ class Scenario(BaseModel):
                     f"service_providers.{i}.resource_provider: no resource provider named "
                     f"{sp.resource_provider!r} (have: {', '.join(sorted(rps))})"
                 )
-        # A deadline cluster's nodes are its pool's processors: it cannot share them.
-        pools = [
-            sp.resource_provider or self.resource_providers[0].name for sp in self.service_providers
-        ]
-        for i, sp in enumerate(self.service_providers):
-            if sp.cluster is not None and pools.count(pools[i]) > 1:
-                other = next(
-                    o.name
-                    for o, p in zip(self.service_providers, pools, strict=True)
-                    if p == pools[i] and o is not sp
+            for j, name in enumerate(sp.resource_providers or []):
+                if name not in rps:
+                    raise ValueError(
+                        f"service_providers.{i}.resource_providers.{j}: no resource provider "
+                        f"named {name!r} (have: {', '.join(sorted(rps))})"
+                    )
+            if sp.resource_providers and sp.resource_provider is not None:
+                raise ValueError(
+                    f"service_providers.{i}.resource_providers: give it or resource_provider, "
+                    "not both"
                 )
+            if sp.resource_providers and sp.cluster is not None and len(sp.resource_providers) > 1:
+                raise ValueError(
+                    f"service_providers.{i}.resource_providers: a deadline cluster rents from "
+                    "one resource provider"
+                )
+        # A deadline cluster's nodes are its pool's processors: it cannot share them.
+        first = self.resource_providers[0].name
+        pools = [sp.pool_names(first) for sp in self.service_providers]
+        for i, sp in enumerate(self.service_providers):
+            if sp.cluster is None:
+                continue
+            own = pools[i][0]
+            other = next((o.name for o, p in zip(self.service_providers, pools, strict=True)
+                          if own in p and o is not sp), None)  # fmt: skip
+            if other is not None:
                 raise ValueError(
                     f"service_providers.{i}.cluster: a deadline cluster needs a resource provider "
-                    f"of its own ({pools[i]!r} is also rented by {other!r})"
+                    f"of its own ({own!r} is also rented by {other!r})"
                 )
         sps = {sp.name for sp in self.service_providers}
         for i, client in enumerate(self.clients):

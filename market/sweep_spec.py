@@ -85,6 +85,10 @@ SUMMARY_METRICS: dict[str, type] = {
     "normal_accepted_pct": float,
     "deadlines_fulfilled_pct": float,
     "mean_slowdown_fulfilled": float,
+    "market_share_pct": float,
+    "win_rate_pct": float,
+    "mean_price": float,
+    "mean_markup": float,
 }
 
 #: The metrics of batch sites and VARQ users (:func:`agents.site_builder.site_rows`), on rows

@@ -7,13 +7,16 @@ changes), one to three service providers with any registered scheduler and admis
 risk level or none, reshaping or not, now and then a deadline cluster (Libra, LibraRisk, EDF) on
 a pool of its own, and one to three clients with 5-20 jobs in all, moldable or rigid (trace-like:
 one shape, sometimes wider than every pool), or read from a tiny SWF trace with deadlines when a
-directory to write it in is given.
+directory to write it in is given. With ``market=True`` (issue 18) it also draws a competing
+market: any registered pricing policy with random parameters, service providers renting from
+several pools, utilization-priced pools, providers entering late, and clients shopping by surplus.
 
 :func:`watch` instruments a model before it runs (every lease is logged, and checked against the
 pool's availability when it is granted); :func:`check_invariants` checks a finished run: no pool
-ever lends more than its capacity, every committed job completed exactly once and paid for once,
-money conserved. :func:`stalled_on_availability` says whether a stall is explained by the pools'
-chances.
+ever lends more than its capacity, every committed job completed exactly once and paid for once
+(by its quote's terms), money conserved, and welfare (client surplus + provider profit + rent) the
+utility the completed jobs delivered. :func:`stalled_on_availability` says whether a stall is
+explained by the pools' chances.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agents.policies import ADMISSIONS, CLUSTERS, SCHEDULERS
+from agents.policies import ADMISSIONS, CLUSTERS, PRICINGS, SCHEDULERS
 from market.ledger import Kind
 from market.model import GridMarket
 from market.swf import FIELDS, write_swf
@@ -121,9 +124,47 @@ def _trace_workload(rng: np.random.Generator, jobs: int, widest: int, path: Path
     }
 
 
-def random_market(rng: np.random.Generator, trace_dir: Path | None = None) -> dict[str, Any]:
+def _pricing(rng: np.random.Generator) -> dict[str, Any]:
+    name = str(rng.choice(sorted(PRICINGS)))
+    params: dict[str, Any] = {"name": name}
+    if name != "utility":
+        params["markup"] = float(rng.choice([0.0, rng.uniform(0.0, 2.0)]))
+    if name == "urgency":
+        params["premium"] = float(rng.uniform(0.0, 3.0))
+    if name == "adaptive":
+        params["window"] = int(rng.integers(1, 10))
+        params["target"] = float(rng.uniform(0.0, 1.0))
+        params["sensitivity"] = float(rng.uniform(0.0, 3.0))
+    return params
+
+
+def _compete(rng: np.random.Generator, data: dict[str, Any], names: list[str]) -> None:
+    """Make ``data`` a competing market (``names``: the pools planning providers may share)."""
+    for rp in data["resource_providers"]:
+        if rp["name"] in names and rng.random() < 0.3:
+            rp["utilization_premium"] = float(rng.uniform(0.0, 2.0))
+    for sp in data["service_providers"]:
+        if "cluster" in sp:
+            continue
+        sp["pricing"] = _pricing(rng)
+        if rng.random() < 0.5 and len(names) > 1:
+            chosen = rng.choice(len(names), int(rng.integers(2, len(names) + 1)), replace=False)
+            sp["resource_providers"] = [names[j] for j in chosen]
+            del sp["resource_provider"]
+        if rng.random() < 0.2:
+            sp["enters"] = float(rng.uniform(0.0, 5.0))
+    for client in data["clients"]:
+        client["offer_rule"] = str(
+            rng.choice(["best_surplus", "best_surplus", "best_quote", "first_accept", "random"])
+        )
+
+
+def random_market(
+    rng: np.random.Generator, trace_dir: Path | None = None, market: bool = False
+) -> dict[str, Any]:
     """The data of a random small valid scenario (see the module docstring); a client replays
-    a tiny SWF trace written into ``trace_dir`` now and then, if one is given."""
+    a tiny SWF trace written into ``trace_dir`` now and then, if one is given; a competing
+    market if ``market``."""
     rps = [_resource_provider(rng, i) for i in range(int(rng.integers(1, 4)))]
     names = [rp["name"] for rp in rps]
     sps = [_service_provider(rng, i, names) for i in range(int(rng.integers(1, 4)))]
@@ -154,7 +195,7 @@ def random_market(rng: np.random.Generator, trace_dir: Path | None = None) -> di
             chosen = rng.choice(len(sps), int(rng.integers(1, len(sps) + 1)), replace=False)
             client["providers"] = [sps[j]["name"] for j in sorted(chosen)]
         clients.append(client)
-    return {
+    data = {
         "name": "random",
         "seed": int(rng.integers(0, 2**31)),
         "sample_interval": float(rng.uniform(0.25, 5.0)),
@@ -162,6 +203,14 @@ def random_market(rng: np.random.Generator, trace_dir: Path | None = None) -> di
         "service_providers": sps,
         "clients": clients,
     }
+    if market:
+        _compete(rng, data, names)
+    return data
+
+
+def _pools(sp) -> list:
+    """The resource providers ``sp`` rents from."""
+    return getattr(sp, "pools", None) or [sp.resource_provider]
 
 
 # -- invariants ------------------------------------------------------------------------------------
@@ -233,8 +282,9 @@ def check_invariants(model: GridMarket) -> None:
                 assert took >= runtime * (1 - 1e-9) - slack, f"job {job_id} ran too fast"
                 continue
             assert math.isclose(took, runtime, rel_tol=1e-9, abs_tol=slack), f"job {job_id}"
-            usage[sp.resource_provider.name].append((record.start, record.processors))
-            usage[sp.resource_provider.name].append((record.end, -record.processors))
+            pool = _pools(sp)[record.pool].name
+            usage[pool].append((record.start, record.processors))
+            usage[pool].append((record.end, -record.processors))
     assert all(n == 1 for n in committed.values()), "a job was committed twice"
     assert sum(sp.accepted for sp in model.service_providers.values()) == len(committed)
     for name, events in usage.items():
@@ -244,14 +294,27 @@ def check_invariants(model: GridMarket) -> None:
             assert held <= capacity, f"jobs hold {held} of {name}'s {capacity} at t={time}"
     # Money: every committed job settled once (nothing for a zero value), balances sum to zero.
     settled = Counter(e.job for e in model.ledger.entries if e.kind in (Kind.PAYMENT, Kind.PENALTY))
+    delivered = []
     for sp in model.service_providers.values():
         for job_id, record in sp.records.items():
             if record.committed:
                 assert settled[job_id] == (record.paid != 0), f"job {job_id} settled wrongly"
+                delivered.append(record.job.utility(record.end))
+                quote = record.quote
+                if quote is not None and quote.price is not None:  # paid by the quote's terms
+                    assert record.paid == quote.payment(record.job, record.end)
+                    assert record.paid >= min(quote.price, record.job.utility.penalty_bound)
+                    assert record.paid <= quote.price
+                else:
+                    assert record.paid == record.job.utility(record.end)
     assert set(settled) <= set(committed), "a job not committed was paid for"
     balances = model.ledger.balances()
     moved = math.fsum(abs(b) for b in balances.values())
     assert abs(math.fsum(balances.values())) <= TOLERANCE * max(moved, 1.0), "money not conserved"
+    if model.clients:  # welfare: surplus + profit + rent = the utility delivered
+        welfare = model.result().market.set_index("kind").loc["market", "welfare"]
+        scale = max(moved, math.fsum(abs(u) for u in delivered), 1.0)
+        assert abs(welfare - math.fsum(delivered)) <= TOLERANCE * scale, "welfare is not utility"
 
 
 def stalled_on_availability(model: GridMarket) -> bool:
@@ -259,9 +322,10 @@ def stalled_on_availability(model: GridMarket) -> bool:
     offers so rarely that the stall window (``model.stall_after``) would see it fewer than
     ten times on average (outages and the other tenants aside)."""
     for sp in model.service_providers.values():
-        rp = sp.resource_provider
-        if sp.queue and rp.varies:
-            chance = min(rp.chance_of(sp.least_need(job)) for job in sp.queue)
-            if chance * model.stall_after / rp.uncertainty.period < 10:
-                return True
+        for job in sp.queue:
+            rp = _pools(sp)[sp.records[job.id].pool]
+            if rp.varies:
+                chance = rp.chance_of(sp.least_need(job))
+                if chance * model.stall_after / rp.uncertainty.period < 10:
+                    return True
     return False

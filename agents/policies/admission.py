@@ -27,10 +27,17 @@ from agents.policies.risk import oblivious, places_all, risk_levels
 from market.jobs import Job
 
 
-def _decision(accepted: bool, reason: str, detail: str, plan: Plan | None, job: Job, gain=None):
+def _decision(
+    accepted: bool, reason: str, detail: str, plan: Plan | None, job: Job, gain=None, base=None
+):
+    """The decision, with the job's placement in ``plan``; ``base``, the plan without the job,
+    gives the profit the job displaces (``Decision.displaced``)."""
     placement = plan.placement_of(job.id) if plan is not None else None
     if placement is None:
         return Decision(accepted, reason, detail, gain=gain)
+    displaced = None
+    if base is not None:
+        displaced = base.profit - (plan.profit - placement.profit)
     return Decision(
         accepted,
         reason,
@@ -41,6 +48,7 @@ def _decision(accepted: bool, reason: str, detail: str, plan: Plan | None, job: 
         expected_value=placement.value,
         expected_profit=placement.profit,
         gain=gain,
+        displaced=displaced,
     )
 
 
@@ -67,7 +75,8 @@ class PositiveOpportunity(Admission):
     def _decide(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
     ) -> Decision:
-        without = scheduler.reward(scheduler.plan(ctx, queue), ctx)
+        base = scheduler.plan(ctx, queue)
+        without = scheduler.reward(base, ctx)
         with_job = [*queue, job]
         best_plan, best_reward = None, None
         placed, safest = False, 0.0
@@ -99,7 +108,7 @@ class PositiveOpportunity(Admission):
                 f"best plan with the job ({own.processors} processors) has reward "
                 f"{best_reward:.4g} > {without:.4g} without it"
             )
-            return _decision(True, "profitable", detail, best_plan, job, gain)
+            return _decision(True, "profitable", detail, best_plan, job, gain, base)
         if own.profit <= 0:
             detail = f"its best predicted profit is {own.profit:.4g} on {own.processors} processors"
             return _decision(False, "unprofitable", detail, best_plan, job, gain)

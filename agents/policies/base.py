@@ -198,6 +198,10 @@ class Decision:
             order the service provider must keep; None keeps arrival order.
         params: the adaptive parameters the policy decided with, by name (DVQoPS: its current
             ``oc_factor`` and ``rollback_window``), so a run records every change; None if none.
+        displaced: the predicted profit the other queued jobs lose in the chosen plan with the
+            job (profit of the plan without it, minus the plan with it less the job's own
+            profit): the opportunity cost of admitting it, which ``opportunity`` pricing charges
+            (:mod:`agents.policies.pricing`); None when the policy does not compute it.
     """
 
     accepted: bool
@@ -211,6 +215,7 @@ class Decision:
     gain: float | None = None
     queue_order: tuple[int, ...] | None = None
     params: Mapping[str, float] | None = None
+    displaced: float | None = None
 
 
 class Scheduler(ABC):

@@ -32,6 +32,9 @@ _PARAMS: dict[type, type[BaseModel]] = {}
 #: Deadline cluster policies (Libra, LibraRisk, EDF: :mod:`agents.policies.libra`), which run a
 #: whole cluster rather than plan a queue: ``service_providers.N.cluster: libra``.
 CLUSTERS: dict[str, type] = {}
+#: Pricing policies (:mod:`agents.policies.pricing`): what a service provider charges for a job
+#: it accepts, ``service_providers.N.pricing: cost_plus``.
+PRICINGS: dict[str, type] = {}
 
 
 def _register[T](table: dict[str, type[T]], name: str) -> Callable[[type[T]], type[T]]:
@@ -58,6 +61,11 @@ def register_admission(name: str) -> Callable[[type[Admission]], type[Admission]
 def register_cluster(name: str) -> Callable[[type], type]:
     """Class decorator: make a deadline cluster policy available under ``name``."""
     return _register(CLUSTERS, name)
+
+
+def register_pricing(name: str) -> Callable[[type], type]:
+    """Class decorator: make a pricing policy available under ``name``."""
+    return _register(PRICINGS, name)
 
 
 def _build[T](table: dict[str, type[T]], what: str, name: str, params: dict[str, Any]) -> T:
@@ -120,3 +128,8 @@ def make_admission(name: str, **params: Any) -> Admission:
 def make_cluster(name: str, **params: Any) -> Any:
     """The deadline cluster policy registered as ``name``, built with ``params``."""
     return _build(CLUSTERS, "cluster policy", name, params)
+
+
+def make_pricing(name: str, **params: Any) -> Any:
+    """The pricing policy registered as ``name``, built with ``params``."""
+    return _build(PRICINGS, "pricing policy", name, params)
