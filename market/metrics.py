@@ -100,33 +100,37 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
     realised = math.fsum(r.profit for r in done)
     spec = next(s for s in model.spec.service_providers if s.name == sp.name)
     profit = sp.profit
-    return {
-        "provider": sp.name,
-        "scheduler": spec.scheduler.label(),
-        "admission": spec.admission.label(),
-        "offered": len(sp.records),
-        "accepted": committed,
-        "accepted_pct": _pct(committed, len(sp.records)),
-        "completed": len(done),
-        "revenue": sp.revenue,
-        "rent": sp.rent_paid,
-        "profit": profit,
-        "profit_rate": profit / now if now > 0 else math.nan,
-        "utilization": _pct(rented, rentable),
-        "mean_processors": (
-            math.fsum(r.processors for r in done) / len(done) if done else math.nan
-        ),
-        "predicted_profit": predicted,
-        "realised_pct": _pct(realised, predicted),
-        "unadmitted_pct": _pct(len(sp.records) - committed, len(sp.records)),
-        "unadmitted_work_pct": _pct(unadmitted_work, offered_work),
-        "deadlines_missed": missed,
-        "mean_response": _mean(responses),
-        "mean_slowdown": _mean(slowdowns),
-        "end_time": now,
-        **_other_windows(sp, spans, now, lo, hi),
-        **class_acceptance(records),
-    } | deadline_summary(model, sp) | provider_market(model, sp)
+    return (
+        {
+            "provider": sp.name,
+            "scheduler": spec.scheduler.label(),
+            "admission": spec.admission.label(),
+            "offered": len(sp.records),
+            "accepted": committed,
+            "accepted_pct": _pct(committed, len(sp.records)),
+            "completed": len(done),
+            "revenue": sp.revenue,
+            "rent": sp.rent_paid,
+            "profit": profit,
+            "profit_rate": profit / now if now > 0 else math.nan,
+            "utilization": _pct(rented, rentable),
+            "mean_processors": (
+                math.fsum(r.processors for r in done) / len(done) if done else math.nan
+            ),
+            "predicted_profit": predicted,
+            "realised_pct": _pct(realised, predicted),
+            "unadmitted_pct": _pct(len(sp.records) - committed, len(sp.records)),
+            "unadmitted_work_pct": _pct(unadmitted_work, offered_work),
+            "deadlines_missed": missed,
+            "mean_response": _mean(responses),
+            "mean_slowdown": _mean(slowdowns),
+            "end_time": now,
+            **_other_windows(sp, spans, now, lo, hi),
+            **class_acceptance(records),
+        }
+        | deadline_summary(model, sp)
+        | provider_market(model, sp)
+    )
 
 
 def _other_windows(sp, jobs, now: float, lo: float, hi: float) -> dict[str, float]:
