@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from market.market_metrics import market_figures
 from market.metrics import provider_timeseries_reporters
 
 if TYPE_CHECKING:
@@ -66,6 +67,9 @@ class MarketSnapshot:
     running: bool
     providers: list[ProviderView]
     stalled: str | None = None
+    #: the market as a whole (:func:`market.market_metrics.market_figures`): each resource
+    #: provider's rent revenue, the clients' surplus and declined jobs, welfare
+    market: dict[str, float] | None = None
 
 
 def _finite(value: Any) -> float:
@@ -99,7 +103,7 @@ def snapshot(
                 _decisions(sp, decisions),
             )
         )
-    return MarketSnapshot(now, model.running, views, model.stalled)
+    return MarketSnapshot(now, model.running, views, model.stalled, market_figures(model))
 
 
 def _running(sp, now: float) -> list[JobView]:
