@@ -131,6 +131,7 @@ class ServiceProviderAgent(mesa.Agent):
         self.won_price = 0.0  # sum of the expected prices of the quotes won
         self.won_markup = 0.0  # sum of the markups of the quotes won (those with a markup)
         self.won_markups = 0
+        self.client_surplus = 0.0  # clients' utility at completion minus what they paid
         self.records: dict[int, JobRecord] = {}  # every job offered, by id
         self.accepted = 0  # jobs committed to this provider
         self.busy = 0  # processors held now
@@ -331,6 +332,7 @@ class ServiceProviderAgent(mesa.Agent):
                 record.paid = record.job.utility(now)
             else:
                 record.paid = quote.payment(record.job, now)
+                self.client_surplus += record.job.utility(now) - record.paid
             client = record.job.client or "client"
             self.model.ledger.settle(now, client, self.name, record.paid, job_id)
             self.busy -= record.processors

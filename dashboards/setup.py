@@ -207,7 +207,9 @@ def _one_market(base: Scenario, variants: dict[str, Scenario], pool: str) -> Sce
         sp = variant.service_providers[0].model_dump(mode="python")
         sp["name"] = label
         if pool == "own":
-            wanted = sp["resource_provider"] or variant.resource_providers[0].name
+            several = sp.pop("resource_providers", None)  # (a competing market's: the first)
+            wanted = sp["resource_provider"] or (several or [None])[0]
+            wanted = wanted or variant.resource_providers[0].name
             rp = next(r for r in variant.resource_providers if r.name == wanted)
             rp = rp.model_dump(mode="python") | {"name": f"{label} pool"}
             sp["resource_provider"] = rp["name"]

@@ -119,6 +119,24 @@ def market_table(model: GridMarket) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def market_figures(model: GridMarket) -> dict[str, float]:
+    """The market now, as plain numbers for viewers (the snapshot): ``rent:<name>`` per resource
+    provider, ``surplus`` and ``declined`` of all clients, ``profit`` of all service providers,
+    ``welfare``."""
+    rents = {f"rent:{rp.name}": model.ledger.received(rp.name, Kind.RENT)
+             for rp in model.resource_providers.values()}  # fmt: skip
+    sps = model.service_providers.values()
+    surplus = math.fsum(getattr(sp, "client_surplus", 0.0) for sp in sps)  # (utility: none)
+    profit = math.fsum(sp.profit for sp in model.service_providers.values())
+    return {
+        **rents,
+        "surplus": surplus,
+        "declined": float(sum(c.declined for c in model.clients.values())),
+        "profit": profit,
+        "welfare": surplus + profit + math.fsum(rents.values()),
+    }
+
+
 def _client_money(model: GridMarket, client: str) -> tuple[float, float]:
     """What ``client`` paid (net of penalties received) and its surplus, over its completed
     jobs at every provider."""

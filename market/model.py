@@ -202,6 +202,14 @@ class GridMarket(mesa.Model):
         self.run_until(time)
         self.datacollector.collect(self)
 
+    def set_markup(self, provider: str, markup: float) -> None:
+        """Service provider ``provider`` prices with base markup ``markup`` (>= 0) from now on
+        (the dashboard's market view); a ValueError naming the problem otherwise."""
+        sp = self.service_providers.get(provider)
+        if sp is None or not hasattr(sp, "set_markup"):
+            raise ValueError(f"no pricing service provider named {provider!r}")
+        sp.set_markup(markup)
+
     def snapshot(self, **options) -> MarketSnapshot:
         """What the market looks like now (see :func:`market.snapshot.snapshot`)."""
         return snapshot(self, **options)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from market.market_metrics import market_figures
 from market.metrics import provider_timeseries_reporters
 from market.timeshare import TimeSharedCluster
 
@@ -71,6 +72,9 @@ class MarketSnapshot:
     running: bool
     providers: list[ProviderView]
     stalled: str | None = None
+    #: the market as a whole (:func:`market.market_metrics.market_figures`): each resource
+    #: provider's rent revenue, the clients' surplus and declined jobs, welfare
+    market: dict[str, float] | None = None
 
 
 def _finite(value: Any) -> float:
@@ -104,7 +108,7 @@ def snapshot(
                 _decisions(sp, decisions),
             )
         )
-    return MarketSnapshot(now, model.running, views, model.stalled)
+    return MarketSnapshot(now, model.running, views, model.stalled, market_figures(model))
 
 
 @dataclass(frozen=True, slots=True)

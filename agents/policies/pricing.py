@@ -25,7 +25,9 @@ the pool's price).
   more than the target raises the price, less lowers it (a level rule, so it stays a pure function
   of the outcomes).
 
-Every markup must be >= 0 (a provider never prices below its predicted rent by rule; a price war
+A job accepted without a predicted completion (``accept_all`` over EASY, which predicts
+none) is charged its utility at completion: there is no rent to price on. Every markup must be
+>= 0 (a provider never prices below its predicted rent by rule; a price war
 takes markups down to 0). The markup of a provider may be changed during a run
 (:meth:`Pricing.with_markup`, the dashboard's market view).
 """
@@ -84,6 +86,8 @@ class Pricing(ABC):
         """The terms for ``job`` (accepted by ``decision``); ``wins`` are the outcomes of the
         provider's recent accepted quotes, oldest first; ``confidence`` the probability with
         which it plans to keep the promised completion (``1 - risk`` on an uncertain pool)."""
+        if decision.end is None:  # no plan to price on (EASY admitting all): the utility
+            return PriceQuote(None, None, confidence)
         rent = predicted_rent(decision)
         price, markup = self.price(job, decision, rent, wins)
         return PriceQuote(price, decision.end, confidence, rent, markup)

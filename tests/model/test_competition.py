@@ -7,6 +7,7 @@ import math
 import os
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from agents.client import ClientAgent
@@ -234,3 +235,35 @@ def _stalls(data: dict) -> bool:
     except MarketStalled:
         return True
     return False
+
+
+# -- determinism -----------------------------------------------------------------------------------
+def test_same_seed_same_market_in_a_script_a_sweep_worker_and_the_dashboard(tmp_path):
+    from dashboards.session import Session
+    from dashboards.setup import Setup
+    from market.batch import run_sweep
+    from market.executors import LocalProcesses
+    from market.results_store import load_results
+    from market.sweep import SweepPlan
+
+    path = "scenarios/market/entry.yaml"
+    scenario = load(path).with_overrides(
+        {"sweep": {"replications": 1}, "clients.0.workload.jobs": 60}
+    )
+    plan = SweepPlan.from_scenario(scenario)
+    (run,) = plan.runs
+    metrics = ["market_share_pct", "win_rate_pct", "mean_price", "profit"]
+    script = GridMarket(run.scenario, seed=run.seed).run().summary.set_index("provider")[metrics]
+    run_sweep(plan, tmp_path / "out", executor=LocalProcesses(1))  # a worker process
+    worker = load_results(tmp_path / "out").set_index("provider")[metrics]
+    pd.testing.assert_frame_equal(worker, script, check_names=False)
+    # the dashboard: the same scenario file (its first provider's scheduler is first_profit)
+    # and job count, on the scenario's seed, run to the end
+    session = Session("tab-market00", Setup(path, ("first_profit",), params=(("jobs", 60),)))
+    (dashboard_run,) = session.runs
+    model = dashboard_run.model
+    shown = GridMarket(run.scenario, seed=model.seed).run().summary.set_index("provider")
+    while not session.finished:
+        session.advance_to(session.now + 20.0)
+    dash = model.result().summary.set_index("provider")
+    pd.testing.assert_frame_equal(dash[metrics], shown[metrics])
