@@ -11,8 +11,6 @@ page is open; it starts playing at once. Figures are plain dicts (see :mod:`dash
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from dashboards import scenario_files
+from dashboards.page_cli import page_parser, serve_page
 from dashboards.paper_session import ViewSession
 from dashboards.session import Line
 from dashboards.setup import Setup, SetupError
@@ -260,10 +259,7 @@ def serve_view(
     defaults: dict[str, Any] | None = None,
 ) -> int:
     """The command line of a view: serve ``create_app(scenario, overrides, speed)``."""
-    parser = argparse.ArgumentParser(
-        prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("scenario", nargs="?", default=str(default))
+    parser = page_parser(prog, doc, default, port)
     parser.add_argument(
         "--set",
         action="append",
@@ -271,23 +267,13 @@ def serve_view(
         metavar="KEY=VALUE",
         help="override a scenario field, as for gridmarket run",
     )
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=port)
     parser.add_argument("--speed", type=float, default=24.0, help="simulated hours per second")
-    args = parser.parse_args(argv)
-    try:
-        if not 1 <= args.port <= 65535:
-            raise ScenarioError(f"--port: must be from 1 to 65535, got {args.port}")
-        if not args.speed > 0:
-            raise ScenarioError(f"--speed: must be a positive number, got {args.speed:g}")
+
+    def build(args):
         overrides = {**(defaults or {}), **parse_overrides(args.set)}
-        app = create_app(args.scenario, overrides, args.speed)
-    except (ScenarioError, ValueError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"gridmarket {prog.rsplit('.', 1)[-1]} view: http://{args.host}:{args.port}/", flush=True)
-    app.run(host=args.host, port=args.port, debug=False)
-    return 0
+        return create_app(args.scenario, overrides, args.speed)
+
+    return serve_page(parser, argv, build, ("speed",))
 
 
 # -- the main dashboard's pointer -------------------------------------------------------------

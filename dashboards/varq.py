@@ -17,7 +17,6 @@ The figure builders are plain functions of the model, tested without a browser.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -25,8 +24,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from agents.policies import varq
+from dashboards.page_cli import page_parser, serve_page
 from market.model import GridMarket
-from market.scenario import ScenarioError, load
+from market.scenario import load
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT / "scenarios" / "varq" / "table4.yaml"
@@ -134,20 +134,9 @@ def create_app(scenario_path: str | Path = DEFAULT, hours: float = 24.0):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dashboards.varq", description=__doc__)
-    parser.add_argument("scenario", nargs="?", default=str(DEFAULT))
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8051)
+    parser = page_parser("python -m dashboards.varq", __doc__, DEFAULT, 8051)
     parser.add_argument("--hours", type=float, default=24.0, help="simulated hours per tick")
-    args = parser.parse_args(argv)
-    try:
-        app = create_app(args.scenario, args.hours)
-    except (ScenarioError, ValueError) as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"gridmarket VARQ dashboard: http://{args.host}:{args.port}/", flush=True)
-    app.run(host=args.host, port=args.port, debug=False)
-    return 0
+    return serve_page(parser, argv, lambda args: create_app(args.scenario, args.hours), ("hours",))
 
 
 if __name__ == "__main__":
