@@ -32,6 +32,7 @@ SCENARIOS = shipped_dir() or Path("scenarios")  # installed or in the checkout
 ASSETS = str(Path(__file__).with_name("assets"))  # the main dashboard's style sheet
 SPEEDS = (1, 2, 6, 12, 24, 48, 96, 192, 480)  # simulated hours per wall-clock second
 
+
 def _colour(name: str) -> str:
     """The colour of policy (variant) ``name``: the one it has everywhere
     (:func:`market.style.policy_style`)."""

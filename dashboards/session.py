@@ -8,7 +8,14 @@ detects a market that cannot progress), and records a point per line from the mo
 :meth:`~market.model.GridMarket.snapshot` each time it samples (every ``sample_interval`` hours
 of the scenario, at the end of each advance, and after each single step). Points are only ever
 appended, so a browser that has the first ``n`` points of a line needs only the rest
-(:meth:`Session.points_since`).
+(:meth:`Session.points_since`). A subclass records more at each sample through the public hook
+:meth:`Session.on_sample`.
+
+The QoS curves (:data:`QOS`: unadmitted %, deadlines missed, % fulfilled, slowdowns) are the run
+summary's definitions at each sample time, from the jobs' outcomes
+(:mod:`market.outcome_curves`); they are filled once per advance rather than per sample (one
+pass over each run's jobs, then numpy over the new sample times), so their last point is the
+summary's value.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import count
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dashboards.scenario_files import load_scenario
@@ -28,7 +36,9 @@ from dashboards.setup import Setup, build_runs, policy_options
 from market.limits import expected_horizon
 from market.metrics import provider_summary
 from market.model import MarketStalled
+from market.outcome_curves import QOS_CURVES, qos_curves
 from market.result import RunResult
+from market.snapshot import job_outcomes
 from market.style import policy_styles
 
 _GENERATIONS = count(1)  # unique across sessions: a browser never mixes two
@@ -49,6 +59,8 @@ METRICS = (
     "accepted_pct",
     "running",
 )
+#: The QoS curves recorded for every line, named as the summary's columns.
+QOS = QOS_CURVES
 
 
 @dataclass
@@ -61,7 +73,9 @@ class Line:
     provider: str
     colour: str = "#1F77B4"  # the policy's (market/style.py), whatever else is shown
     t: array = field(default_factory=lambda: array("d"))
-    values: dict[str, array] = field(default_factory=lambda: {m: array("d") for m in METRICS})
+    values: dict[str, array] = field(
+        default_factory=lambda: {m: array("d") for m in (*METRICS, *QOS)}
+    )
 
     def __len__(self) -> int:
         return len(self.t)
@@ -140,6 +154,7 @@ class Session:
         self._style_lines()
         self.rate_from = rate_warmup(runs[0].model.spec, sample_interval)
         self._record(range(len(runs)))
+        self._record_qos()
         self.generation = next(_GENERATIONS)
         self.version += 1
 
@@ -203,6 +218,7 @@ class Session:
         advanced = self._advance_runs(at)
         self.now = at
         self._record(advanced)
+        self._record_qos()
         self.version += 1
         return True
 
@@ -234,6 +250,12 @@ class Session:
         """Advance every active run to ``target``, sampling at each multiple of the sample
         interval on the way; stop early (at a sample) once ``perf_counter()`` passes
         ``deadline``. Returns whether ``target`` was reached."""
+        try:
+            return self._advance_to(target, deadline)
+        finally:
+            self._record_qos()
+
+    def _advance_to(self, target: float, deadline: float) -> bool:
         step = self.sample_interval
         while self.now < target - 1e-12:
             nxt = min(target, (math.floor(self.now / step + 1e-9) + 1) * step)
@@ -262,6 +284,7 @@ class Session:
         return advanced
 
     def _record(self, runs) -> None:
+        runs = list(runs)
         for i in runs:
             snapshot = self.runs[i].model.snapshot(jobs=False)
             views = {view.name: view for view in snapshot.providers}
@@ -273,6 +296,27 @@ class Session:
                         line.values[name].append(metrics[name])
                     if snapshot.time < self.rate_from - 1e-9:  # see rate_warmup
                         line.values["profit_rate"][-1] = math.nan
+        self.on_sample(runs)
+
+    def on_sample(self, runs: list[int]) -> None:
+        """Called after every sample with the indices of the runs sampled, whose lines have
+        just got a point at the session's time: a subclass records more here."""
+
+    def _record_qos(self) -> None:
+        """Extend every line's :data:`QOS` curves to its sample times: one pass over the jobs
+        of each run with new samples (:func:`market.snapshot.job_outcomes`), then the curves
+        at the new times (:func:`market.outcome_curves.qos_curves`)."""
+        outcomes: dict[int, dict[str, object]] = {}
+        for line in self.lines:
+            first = len(line.values[QOS[0]])
+            if first >= len(line):
+                continue
+            if line.run not in outcomes:
+                model = self.runs[line.run].model
+                outcomes[line.run] = {o.provider: o for o in job_outcomes(model)}
+            times = np.asarray(line.t[first:], dtype=float)
+            for name, values in qos_curves(outcomes[line.run][line.provider], times).items():
+                line.values[name].extend(values.tolist())
 
     # -- what the browser shows -------------------------------------------------------------
     def points_since(self, counts: list[int] | None) -> list[tuple[int, int]]:
