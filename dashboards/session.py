@@ -254,6 +254,7 @@ class Session:
             return self._advance_to(target, deadline)
         finally:
             self._record_qos()
+            self.version += 1
 
     def _advance_to(self, target: float, deadline: float) -> bool:
         step = self.sample_interval
