@@ -9,7 +9,6 @@ import math
 
 import numpy as np
 import pytest
-import yaml
 from dash import no_update
 
 from dashboards import scenario_files
@@ -21,10 +20,8 @@ from dashboards.setup import Setup
 from dashboards.views import GRAPHS, HIDDEN, MONEY_GRAPHS, QOS_GRAPHS
 from market.outcome_curves import qos_curves
 from market.result import RunResult
-from market.scenario import load
 from market.snapshot import job_outcomes
-from tests.conftest import ROOT, synthetic_swf
-from tests.dashboards.conftest import SID, small
+from tests.dashboards.conftest import SID, qops_file, small
 from tests.dashboards.test_callbacks import apply_extend
 from tests.dashboards.test_paper_views import shipped
 
@@ -35,16 +32,7 @@ QOPS = ("QoPS", "EASY (all)")  # EASY admitting every job misses deadlines; QoPS
 def qops_path(tmp_path_factory) -> str:
     """QoPS on a synthetic 16-processor trace of 60 jobs, 20 % with a user deadline (the rest
     best-effort), sampled every hour."""
-    tmp = tmp_path_factory.mktemp("qops")
-    trace = synthetic_swf(tmp / "t.swf", n=60, procs=16, max_gap=300)
-    scenario = load(ROOT / "scenarios/qops/sdsc_mixed.yaml").with_overrides(
-        {"clients.0.workload.trace": str(trace), "resource_providers.0.capacity": 16,
-         "clients.0.workload.first_jobs": 60, "sample_interval": 1.0}
-    )  # fmt: skip
-    path = tmp / "qops.yaml"
-    path.write_text(yaml.safe_dump(scenario.model_dump(mode="json", exclude_none=True)))
-    scenario_files.allow(str(path))
-    return str(path)
+    return qops_file(tmp_path_factory.mktemp("qops"), "sdsc_mixed")
 
 
 def callbacks_for(setup: Setup) -> Callbacks:
