@@ -44,6 +44,7 @@ from dashboards.setup import PARAMS_BY_NAME, Setup, SetupError, check_param
 from dashboards.views import (
     GRAPHS,
     HIDDEN,
+    QOS_GRAPHS,
     decisions_view,
     display_stride,
     extend_payload,
@@ -283,6 +284,8 @@ class Callbacks:
                 shown = shown_graphs(rows_kind(rows))
             else:
                 shown = [graph for graph in cursor["shown"] if graph in GRAPHS]
+            if any(graph in shown for graph in QOS_GRAPHS):
+                session.record_qos()
             new = None if full else session.points_since(cursor["counts"])
             for graph in GRAPHS:
                 out.update(dict.fromkeys((f"{graph}-{p}" for p in PARTS), no_update))

@@ -13,9 +13,11 @@ appended, so a browser that has the first ``n`` points of a line needs only the 
 
 The QoS curves (:data:`QOS`: unadmitted %, deadlines missed, % fulfilled, slowdowns) are the run
 summary's definitions at each sample time, from the jobs' outcomes
-(:mod:`market.outcome_curves`); they are filled once per advance rather than per sample (one
-pass over each run's jobs, then numpy over the new sample times), so their last point is the
-summary's value.
+(:mod:`market.outcome_curves`), so their last point is the summary's value. They are filled on
+demand (:meth:`Session.record_qos`: when a QoS chart is shown, and for the export), not per
+sample: one pass over each run's jobs, then numpy over the sample times not filled yet. Until
+then a line's QoS arrays are shorter than its times; a market without deadlines never pays for
+them on the update tick.
 """
 
 from __future__ import annotations
@@ -154,7 +156,6 @@ class Session:
         self._style_lines()
         self.rate_from = rate_warmup(runs[0].model.spec, sample_interval)
         self._record(range(len(runs)))
-        self._record_qos()
         self.generation = next(_GENERATIONS)
         self.version += 1
 
@@ -218,7 +219,6 @@ class Session:
         advanced = self._advance_runs(at)
         self.now = at
         self._record(advanced)
-        self._record_qos()
         self.version += 1
         return True
 
@@ -253,7 +253,6 @@ class Session:
         try:
             return self._advance_to(target, deadline)
         finally:
-            self._record_qos()
             self.version += 1
 
     def _advance_to(self, target: float, deadline: float) -> bool:
@@ -303,10 +302,11 @@ class Session:
         """Called after every sample with the indices of the runs sampled, whose lines have
         just got a point at the session's time: a subclass records more here."""
 
-    def _record_qos(self) -> None:
+    def record_qos(self) -> None:
         """Extend every line's :data:`QOS` curves to its sample times: one pass over the jobs
-        of each run with new samples (:func:`market.snapshot.job_outcomes`), then the curves
-        at the new times (:func:`market.outcome_curves.qos_curves`)."""
+        of each run with samples not filled yet (:func:`market.snapshot.job_outcomes`), then
+        the curves at those times (:func:`market.outcome_curves.qos_curves`). Called on
+        demand; the values are the same whenever it is called (the definitions at each time)."""
         outcomes: dict[int, dict[str, object]] = {}
         for line in self.lines:
             first = len(line.values[QOS[0]])
@@ -415,6 +415,7 @@ class Session:
     # -- export -----------------------------------------------------------------------------
     def timeseries_frame(self) -> pd.DataFrame:
         """Every recorded point: one row per line and time."""
+        self.record_qos()
         frames = []
         for line in self.lines:
             frame = pd.DataFrame({"time": line.t, **line.values})

@@ -80,6 +80,8 @@ def test_the_profit_market_still_shows_its_money_charts():
     assert shown(out) == {g: g not in QOS_GRAPHS for g in GRAPHS}
     assert len(out["money-figure"]["data"]) == 3 * 3
     assert all(out[f"{g}-figure"]["data"] == [] for g in QOS_GRAPHS)
+    with callbacks.registry.use(SID) as session:  # no QoS chart shown: no QoS curve computed
+        assert all(len(line.values[name]) == 0 for line in session.lines for name in QOS)
 
 
 def test_a_priced_deadline_market_shows_money_and_qos(tmp_path):

@@ -177,6 +177,9 @@ def test_play_advances_every_run_by_speed_times_interval(session):
     assert all(run.model.time == pytest.approx(2.0) for run in session.runs)
     # sampled every sample_interval (0.5 h): t = 0, 0.5, 1, 1.5, 2
     assert list(session.lines[0].t) == pytest.approx([0.0, 0.5, 1.0, 1.5, 2.0])
+    assert all(len(session.lines[0].values[m]) == 5 for m in METRICS)
+    assert all(len(session.lines[0].values[m]) == 0 for m in QOS)  # filled on demand
+    session.record_qos()
     assert all(len(values) == 5 for values in session.lines[0].values.values())
     assert set(session.lines[0].values) == {*METRICS, *QOS}
 
