@@ -306,7 +306,9 @@ class Session:
         """Extend every line's :data:`QOS` curves to its sample times: one pass over the jobs
         of each run with samples not filled yet (:func:`market.snapshot.job_outcomes`), then
         the curves at those times (:func:`market.outcome_curves.qos_curves`). Called on
-        demand; the values are the same whenever it is called (the definitions at each time)."""
+        demand: a point is the definition at its time applied to the outcomes as they stand
+        when it is filled (the same, as admissions are decided at arrival and completions are
+        final)."""
         outcomes: dict[int, dict[str, object]] = {}
         for line in self.lines:
             first = len(line.values[QOS[0]])
