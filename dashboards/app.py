@@ -9,8 +9,10 @@ serves it (:func:`serve`); :func:`create_app` builds it for tests and WSGI serve
   and the key parameters, each checked by the scenario's own validation as it is typed;
 - run controls: start, pause, step (the next event), run until T, reset, speed;
 - live views: profit rate per run or provider (the headline), cumulative profit, revenue and
-  rent, utilization, queue length, % accepted, monitors, a Gantt chart of running and planned
-  jobs, the latest admission decisions; and CSV export of the time series and per-job table.
+  rent where money moves; % of offered jobs unadmitted, deadlines missed, % fulfilled and
+  slowdowns where jobs have deadlines (both where both); utilization, queue length, % accepted,
+  monitors, a Gantt chart of running and planned jobs, the latest admission decisions; and CSV
+  export of the time series and per-job table.
 
 How each tab keeps its own models and gets only new points: see :mod:`dashboards.callbacks`.
 """
@@ -27,7 +29,7 @@ from dashboards.registry import Registry
 from dashboards.scenario_files import load_scenario
 from dashboards.session import Session
 from dashboards.setup import Setup
-from dashboards.views import GRAPHS, timeseries_figure
+from dashboards.views import GRAPHS, HIDDEN, shown_graphs, timeseries_figure
 from market.scenario import ScenarioError
 from market.scenario_files import ScenarioFileError, resolve, shipped_dir
 
@@ -110,11 +112,13 @@ def layout(catalog: list[tuple[str, str]]) -> html.Div:
         ],
         className="controls",
     )
+    shown = shown_graphs(None)  # until the run says what it is (see dashboards.callbacks)
     graphs = [
         dcc.Graph(
             id=f"{graph}-graph",
             figure=timeseries_figure(graph, []) if graph == "rate" else empty,
             config=graph_config,
+            style={} if graph in shown else HIDDEN,
         )
         for graph in GRAPHS
     ]

@@ -17,7 +17,9 @@ How a tab stays up to date, incrementally:
   generation (after a reset or a reload), gets whole figures instead. Past
   :data:`~dashboards.views.DISPLAY_LIMIT` points a line shows every 2nd, 4th, ... point (the
   stride doubles as the series does, and the charts are redrawn whole then), so the browser's
-  work per update stays bounded however long the run. The Gantt chart, the
+  work per update stays bounded however long the run. Which graphs show follows the run's
+  kind (:func:`~dashboards.views.shown_graphs`: money, QoS or both); a hidden graph holds
+  nothing and gets nothing, and one shown again gets its whole figure. The Gantt chart, the
   monitors and the decisions table are small and are sent whole, when they change;
 - the run controls act on the session and bump ``nudge``, which runs :meth:`update` without
   advancing time, so that a step or a reset shows at once.
@@ -41,12 +43,16 @@ from dashboards.session import Session
 from dashboards.setup import PARAMS_BY_NAME, Setup, SetupError, check_param
 from dashboards.views import (
     GRAPHS,
+    HIDDEN,
+    QOS_GRAPHS,
     decisions_view,
     display_stride,
     extend_payload,
     gantt_figure,
     monitors_view,
+    rows_kind,
     setup_fields,
+    shown_graphs,
     status_view,
     timeseries_figure,
 )
@@ -55,6 +61,7 @@ from market.scenario import ScenarioError
 logger = logging.getLogger(__name__)
 
 CONTROLS = ("start", "pause", "step", "run-until", "reset")
+PARTS = ("figure", "extend", "style")  # the outputs of each time-series graph
 
 # Makes up the tab's session id the first time (or takes the one sessionStorage kept).
 SID_JS = """
@@ -268,27 +275,36 @@ class Callbacks:
                     not isinstance(c, int) or c > len(line)
                     for c, line in zip(cursor["counts"], lines, strict=True)
                 )
+                or not isinstance(cursor.get("shown"), list)
             )
             out: dict[str, Any] = {"ack": ack}
-            if full:
-                for graph in GRAPHS:
-                    out[f"{graph}-figure"] = timeseries_figure(
-                        graph, lines, session.generation, stride
-                    )
-                    out[f"{graph}-extend"] = no_update
+            changed = full or cursor.get("version") != session.version
+            rows = session.monitors() if changed else None
+            if rows is not None:
+                shown = shown_graphs(rows_kind(rows))
             else:
-                new = session.points_since(cursor["counts"])
-                for graph in GRAPHS:
-                    out[f"{graph}-figure"] = no_update
+                shown = [graph for graph in cursor["shown"] if graph in GRAPHS]
+            if any(graph in shown for graph in QOS_GRAPHS):
+                session.record_qos()
+            new = None if full else session.points_since(cursor["counts"])
+            for graph in GRAPHS:
+                out.update(dict.fromkeys((f"{graph}-{p}" for p in PARTS), no_update))
+                was_shown = not full and graph in cursor["shown"]
+                if graph in shown and was_shown:  # new points only
                     payload = extend_payload(graph, lines, new, stride)
                     out[f"{graph}-extend"] = no_update if payload is None else payload
-            changed = full or cursor.get("version") != session.version
+                elif graph in shown:  # shown from now on: whole
+                    figure = timeseries_figure(graph, lines, session.generation, stride)
+                    out[f"{graph}-figure"], out[f"{graph}-style"] = figure, {}
+                elif full or was_shown:  # hidden from now on: empty, so cheap to keep
+                    figure = timeseries_figure(graph, [], session.generation)
+                    out[f"{graph}-figure"], out[f"{graph}-style"] = figure, HIDDEN
             if changed:
                 labels = [line.label for line in lines]
                 out["gantt"] = gantt_figure(
                     session.gantt(), labels, session.now, session.colours(), session.capacities()
                 )
-                out["monitors"] = monitors_view(session.monitors())
+                out["monitors"] = monitors_view(rows)
                 out["decisions"] = decisions_view(session.decisions())
                 out["status"] = status_view(session.status())
             else:
@@ -300,6 +316,7 @@ class Callbacks:
                 "counts": session.counts(),
                 "stride": stride,
                 "version": session.version,
+                "shown": shown,
             }
         return out
 
@@ -413,7 +430,11 @@ class Callbacks:
 
         outputs = []
         for graph in GRAPHS:
-            outputs += [Output(f"{graph}-graph", "figure"), Output(f"{graph}-graph", "extendData")]
+            outputs += [
+                Output(f"{graph}-graph", "figure"),
+                Output(f"{graph}-graph", "extendData"),
+                Output(f"{graph}-graph", "style"),
+            ]
         outputs += [
             Output("gantt-graph", "figure"),
             Output("monitors", "children"),
@@ -432,7 +453,7 @@ class Callbacks:
         )
         def _update(pulse, nudge, sid, cursor):
             out = self.update(sid, cursor, pulse, advance=ctx.triggered_id == "pulse")
-            keys = [f"{graph}-{part}" for graph in GRAPHS for part in ("figure", "extend")]
+            keys = [f"{graph}-{part}" for graph in GRAPHS for part in PARTS]
             keys += ["gantt", "monitors", "decisions", "status", "cursor", "ack"]
             return tuple(out[key] for key in keys)
 

@@ -10,7 +10,8 @@ Yeo & Buyya, ICPP'06 §4-5:
   fulfilled by t (response time over the runtime on the processors they ran on). The summary's
   ``deadlines_fulfilled_pct`` and ``mean_slowdown_fulfilled`` (:mod:`market.fulfilment`) are
   the same definitions at the end of the run, so the last points are the summary's values;
-  evaluated at every sample time from the jobs' outcomes (:func:`market.snapshot.job_outcomes`);
+  evaluated at every sample time from the jobs' outcomes (:func:`market.snapshot.job_outcomes`,
+  :func:`market.outcome_curves.fulfilment`);
 - **one node's shares** (§3.1, Eq. 1-2; :mod:`market.timeshare`): for the node chosen on the
   page, a stacked area per time-shared variant of the shares of the jobs on it over time (a
   colour per job, hover for its id); the dotted line at 1 is the node's processor: Libra keeps
@@ -23,11 +24,8 @@ choice: a quarter of SDSC-SP2's jobs run under 0.65 h; the scenarios sample ever
 
 from __future__ import annotations
 
-import math
 import sys
 from typing import Any
-
-import numpy as np
 
 from dashboards.paper_page import (
     SCENARIOS,
@@ -41,33 +39,12 @@ from dashboards.paper_page import (
     serve_view,
 )
 from dashboards.paper_session import ViewSession
-from market.fulfilment import MET
-from market.snapshot import JobOutcomes, job_outcomes
+from market.outcome_curves import fulfilment
+from market.snapshot import job_outcomes
 
 DEFAULT = SCENARIOS / "libra" / "sdsc.yaml"
 DEFAULTS = {"sample_interval": 0.25}
 GRAPHS = ("libra-fulfilled", "libra-node")
-
-
-def fulfilment(outcomes: JobOutcomes, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """At each of ``times``: % of the jobs submitted by then that completed by then and by
-    their deadline, and the mean slowdown of those (NaN where undefined)."""
-    times = np.asarray(times, dtype=float)
-    nan = np.full(times.shape, math.nan)
-    if not np.isfinite(outcomes.deadline).any():
-        return nan, nan.copy()
-    submitted = np.searchsorted(np.sort(outcomes.arrival), times, side="right")
-    with np.errstate(invalid="ignore"):
-        met = outcomes.end <= outcomes.deadline + MET  # NaN (not done, no deadline): False
-    ends = outcomes.end[met]
-    order = np.argsort(ends, kind="stable")
-    slowdown = ((ends - outcomes.arrival[met]) / outcomes.runtime[met])[order]
-    done = np.searchsorted(ends[order], times, side="right")
-    total = np.concatenate([[0.0], np.cumsum(slowdown)])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pct = np.where(submitted > 0, 100.0 * done / submitted, math.nan)
-        mean = np.where(done > 0, total[done] / done, math.nan)
-    return pct, mean
 
 
 def fulfilled_figure(session: ViewSession) -> dict[str, Any]:

@@ -10,8 +10,9 @@ draw beyond :data:`~dashboards.session.METRICS`. Pure Python (no Dash).
   :attr:`ViewSession.node_history`.
 
 The run loop, the sampling times and the controls are the session's: this class only adds what
-is recorded at each sample. Share changes happen at admissions and completions; a view sees them
-at the next sample, so the views sample more finely than the scenarios' 24 h by default.
+is recorded at each sample, through the session's public hook :meth:`Session.on_sample`. Share
+changes happen at admissions and completions; a view sees them at the next sample, so the views
+sample more finely than the scenarios' 24 h by default.
 """
 
 from __future__ import annotations
@@ -61,9 +62,8 @@ class ViewSession(Session):
         self.last_update = now
         return self.update()
 
-    def _record(self, runs) -> None:
-        runs = list(runs)
-        super()._record(runs)
+    def on_sample(self, runs: list[int]) -> None:
+        """Record the ``extra`` metrics and the node shares of the runs just sampled."""
         for i in runs:
             model = self.runs[i].model
             metrics = {}

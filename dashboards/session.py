@@ -8,7 +8,16 @@ detects a market that cannot progress), and records a point per line from the mo
 :meth:`~market.model.GridMarket.snapshot` each time it samples (every ``sample_interval`` hours
 of the scenario, at the end of each advance, and after each single step). Points are only ever
 appended, so a browser that has the first ``n`` points of a line needs only the rest
-(:meth:`Session.points_since`).
+(:meth:`Session.points_since`). A subclass records more at each sample through the public hook
+:meth:`Session.on_sample`.
+
+The QoS curves (:data:`QOS`: unadmitted %, deadlines missed, % fulfilled, slowdowns) are the run
+summary's definitions at each sample time, from the jobs' outcomes
+(:mod:`market.outcome_curves`), so their last point is the summary's value. They are filled on
+demand (:meth:`Session.record_qos`: when a QoS chart is shown, and for the export), not per
+sample: one pass over each run's jobs, then numpy over the sample times not filled yet. Until
+then a line's QoS arrays are shorter than its times; a market without deadlines never pays for
+them on the update tick.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import count
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dashboards.scenario_files import load_scenario
@@ -28,7 +38,9 @@ from dashboards.setup import Setup, build_runs, policy_options
 from market.limits import expected_horizon
 from market.metrics import provider_summary
 from market.model import MarketStalled
+from market.outcome_curves import QOS_CURVES, qos_curves
 from market.result import RunResult
+from market.snapshot import job_outcomes
 from market.style import policy_styles
 
 _GENERATIONS = count(1)  # unique across sessions: a browser never mixes two
@@ -49,6 +61,8 @@ METRICS = (
     "accepted_pct",
     "running",
 )
+#: The QoS curves recorded for every line, named as the summary's columns.
+QOS = QOS_CURVES
 
 
 @dataclass
@@ -61,7 +75,9 @@ class Line:
     provider: str
     colour: str = "#1F77B4"  # the policy's (market/style.py), whatever else is shown
     t: array = field(default_factory=lambda: array("d"))
-    values: dict[str, array] = field(default_factory=lambda: {m: array("d") for m in METRICS})
+    values: dict[str, array] = field(
+        default_factory=lambda: {m: array("d") for m in (*METRICS, *QOS)}
+    )
 
     def __len__(self) -> int:
         return len(self.t)
@@ -234,6 +250,12 @@ class Session:
         """Advance every active run to ``target``, sampling at each multiple of the sample
         interval on the way; stop early (at a sample) once ``perf_counter()`` passes
         ``deadline``. Returns whether ``target`` was reached."""
+        try:
+            return self._advance_to(target, deadline)
+        finally:
+            self.version += 1
+
+    def _advance_to(self, target: float, deadline: float) -> bool:
         step = self.sample_interval
         while self.now < target - 1e-12:
             nxt = min(target, (math.floor(self.now / step + 1e-9) + 1) * step)
@@ -262,6 +284,7 @@ class Session:
         return advanced
 
     def _record(self, runs) -> None:
+        runs = list(runs)
         for i in runs:
             snapshot = self.runs[i].model.snapshot(jobs=False)
             views = {view.name: view for view in snapshot.providers}
@@ -273,6 +296,30 @@ class Session:
                         line.values[name].append(metrics[name])
                     if snapshot.time < self.rate_from - 1e-9:  # see rate_warmup
                         line.values["profit_rate"][-1] = math.nan
+        self.on_sample(runs)
+
+    def on_sample(self, runs: list[int]) -> None:
+        """Called after every sample with the indices of the runs sampled, whose lines have
+        just got a point at the session's time: a subclass records more here."""
+
+    def record_qos(self) -> None:
+        """Extend every line's :data:`QOS` curves to its sample times: one pass over the jobs
+        of each run with samples not filled yet (:func:`market.snapshot.job_outcomes`), then
+        the curves at those times (:func:`market.outcome_curves.qos_curves`). Called on
+        demand: a point is the definition at its time applied to the outcomes as they stand
+        when it is filled (the same, as admissions are decided at arrival and completions are
+        final)."""
+        outcomes: dict[int, dict[str, object]] = {}
+        for line in self.lines:
+            first = len(line.values[QOS[0]])
+            if first >= len(line):
+                continue
+            if line.run not in outcomes:
+                model = self.runs[line.run].model
+                outcomes[line.run] = {o.provider: o for o in job_outcomes(model)}
+            times = np.asarray(line.t[first:], dtype=float)
+            for name, values in qos_curves(outcomes[line.run][line.provider], times).items():
+                line.values[name].extend(values.tolist())
 
     # -- what the browser shows -------------------------------------------------------------
     def points_since(self, counts: list[int] | None) -> list[tuple[int, int]]:
@@ -370,6 +417,7 @@ class Session:
     # -- export -----------------------------------------------------------------------------
     def timeseries_frame(self) -> pd.DataFrame:
         """Every recorded point: one row per line and time."""
+        self.record_qos()
         frames = []
         for line in self.lines:
             frame = pd.DataFrame({"time": line.t, **line.values})

@@ -27,10 +27,10 @@ from dashboards.setup import (
     param_values,
     policy_options,
 )
-from market.outputs import run_kind
+from market.outputs import RunKind, run_kind
 from market.scenario import Scenario
 
-__all__ = ["extend_payload", "gantt_figure", "monitors_view", "timeseries_figure"]
+__all__ = ["extend_payload", "gantt_figure", "monitors_view", "shown_graphs", "timeseries_figure"]
 
 #: At most this many points per line on screen (see :func:`display_stride`).
 DISPLAY_LIMIT = 4096
@@ -43,12 +43,26 @@ GRAPHS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("revenue", "Revenue", ",.0f"),
         ("rent", "Rent", ",.0f"),
     ),
+    "qos": (
+        ("unadmitted_pct", "% of offered jobs unadmitted", ".0f"),
+        ("deadlines_missed", "Deadlines missed (jobs)", ",.0f"),
+        ("deadlines_fulfilled_pct", "% of offered jobs fulfilled", ".0f"),
+    ),
+    "slowdown": (
+        ("mean_slowdown", "Mean slowdown: completed best-effort jobs", ",.2f"),
+        ("mean_slowdown_fulfilled", "Mean slowdown: jobs fulfilled", ",.2f"),
+    ),
     "ops": (
         ("utilization", "Utilization", ".0%"),
         ("queue_length", "Queue length (jobs)", ",.0f"),
         ("accepted_pct", "% accepted", ".0f"),
     ),
 }
+
+#: The graphs of a market where money moves, and of one whose jobs have deadlines.
+MONEY_GRAPHS = ("rate", "money")
+QOS_GRAPHS = ("qos", "slowdown")
+HIDDEN = {"display": "none"}  # the style of a graph this run does not show
 
 MODE_LABELS = {
     "parallel": "Parallel runs: one market per policy, same seed",
@@ -61,6 +75,31 @@ POOL_LABELS = {
 
 
 # -- time series ------------------------------------------------------------------------------
+def shown_graphs(kind: RunKind | None) -> list[str]:
+    """The graphs a run of ``kind`` shows (:func:`market.outputs.run_kind` of its summary so
+    far; None: nothing known yet): the money graphs where money moves, the QoS graphs where jobs
+    have deadlines, both where both; the money graphs until either is known (the profit
+    paper's market, before its first payment); the operations graph always."""
+    qos = kind is not None and kind.qos
+    money = kind is None or kind.money or not qos
+    return [
+        graph
+        for graph in GRAPHS
+        if (graph in MONEY_GRAPHS and money)
+        or (graph in QOS_GRAPHS and qos)
+        or graph not in (*MONEY_GRAPHS, *QOS_GRAPHS)
+    ]
+
+
+def rows_kind(rows: list[dict[str, Any]]) -> RunKind | None:
+    """The kind of the run whose monitor rows (:meth:`Session.monitors`) are ``rows``, from
+    their summaries so far (None: no summary)."""
+    import pandas as pd
+
+    summaries = pd.DataFrame([row["summary"] for row in rows if row.get("summary")])
+    return None if summaries.empty else run_kind(summaries)
+
+
 def display_stride(lines: list[Line]) -> int:
     """Show every ``stride``-th point of each line: 1 up to :data:`DISPLAY_LIMIT` points, then
     the smallest power of two that keeps at most that many on screen (the export has them all).
@@ -210,12 +249,9 @@ def monitor_columns(rows: list[dict[str, Any]]) -> list[tuple[str, str, str | No
     """The monitors' columns for these rows: money only where money moved so far, the QoS
     columns (instead of accepted %) where jobs had deadlines (:func:`market.outputs.run_kind`
     of the rows' summaries)."""
-    import pandas as pd
-
-    summaries = pd.DataFrame([row["summary"] for row in rows if row.get("summary")])
-    if summaries.empty:
+    kind = rows_kind(rows)
+    if kind is None:
         return list(MONITOR_COLUMNS)
-    kind = run_kind(summaries)
     columns = []
     for key, title, fmt in MONITOR_COLUMNS:
         if key in MONEY_MONITORS and not kind.money:

@@ -13,7 +13,8 @@ Islam, Balaji, Sabin & Sadayappan, OSU-CISRC-3/07-TR17:
 - **accepted % per class** over time (Figures 5b-10b): of the urgent (normal) jobs that arrived
   by time t, the share admitted; the same definition as the summary's ``urgent_accepted_pct``
   (:mod:`market.value_metrics`), evaluated at every sample time from the jobs' outcomes
-  (:func:`market.snapshot.job_outcomes`), so its last point is the summary's value.
+  (:func:`market.snapshot.job_outcomes`, :func:`market.outcome_curves.admitted_pct`), so its
+  last point is the summary's value.
 
 The view samples every ``sample_interval`` = 1 h by default (our choice: DVQoPS's smallest
 window; the scenarios sample every 24 h), which ``--set sample_interval=...`` changes.
@@ -39,6 +40,7 @@ from dashboards.paper_page import (
     serve_view,
 )
 from dashboards.paper_session import ViewSession
+from market.outcome_curves import admitted_pct
 from market.snapshot import JobOutcomes, job_outcomes
 from market.value_metrics import CLASSES, REFERENCE
 
@@ -46,19 +48,6 @@ DEFAULT = SCENARIOS / "vqops" / "sdsc.yaml"
 EXTRA = ("oc_factor", "rollback_window")  # recorded per line at each sample
 DEFAULTS = {"sample_interval": 1.0}
 GRAPHS = ("vqops-revenue", "vqops-adaptive", "vqops-classes")
-
-
-def accepted_pct(outcomes: JobOutcomes, kind: str, times: np.ndarray) -> np.ndarray:
-    """% of the ``kind`` jobs arrived by each of ``times`` that were admitted (NaN before the
-    first). A job arriving at t counts at t."""
-    mine = outcomes.kind == kind
-    arrival = outcomes.arrival[mine]
-    order = np.argsort(arrival, kind="stable")
-    arrival = arrival[order]
-    admitted = np.concatenate([[0], np.cumsum(outcomes.committed[mine][order])])
-    arrived = np.searchsorted(arrival, times, side="right")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(arrived > 0, 100.0 * admitted[arrived] / arrived, math.nan)
 
 
 def _outcomes(session: ViewSession) -> list[JobOutcomes]:
@@ -105,7 +94,7 @@ def classes_figure(session: ViewSession, outcomes: list[JobOutcomes]) -> dict[st
     times, _ = sample_times(session.lines)
     for line, t, mine in zip(session.lines, times, outcomes, strict=True):
         for column, kind in enumerate(CLASSES):
-            y = accepted_pct(mine, kind, t)
+            y = admitted_pct(mine, t, kind)
             fig["data"].append(series(line.label, t, y, column, legend=column == 0))
     for axis in ("yaxis", "yaxis2"):
         fig["layout"][axis]["range"] = [0, 101]
@@ -129,7 +118,7 @@ def summary_rows(session: ViewSession, outcomes: list[JobOutcomes]) -> list[dict
         gain = 100.0 * (revenue / reference - 1.0) if reference else math.nan
         now = np.array([line.t[-1]])
         row = {"variant": line.label, "revenue": revenue, "gain_pct": gain}
-        row |= {f"{c}_pct": float(accepted_pct(mine, c, now)[0]) for c in CLASSES}
+        row |= {f"{c}_pct": float(admitted_pct(mine, now, c)[0]) for c in CLASSES}
         row |= {name: line.values[name][-1] for name in EXTRA}
         rows.append(row)
     return rows

@@ -117,8 +117,9 @@ class JobOutcomes:
     per job: for plots of the run's outcomes over time (the dashboard's paper views).
 
     ``kind`` is the job's workload class (``urgent``/``normal`` for a priced workload);
-    ``deadline``, ``end`` and ``runtime`` (the actual runtime on the processors it ran on) are
-    NaN where the job has none or has not got that far."""
+    ``deadline``, ``start``, ``end`` and ``runtime`` (the actual runtime on the processors it ran
+    on) are NaN where the job has none or has not got that far; ``best_effort`` is True for a
+    job without a deadline of its own (none, or one given by the provider)."""
 
     provider: str
     arrival: np.ndarray
@@ -127,6 +128,8 @@ class JobOutcomes:
     deadline: np.ndarray
     end: np.ndarray
     runtime: np.ndarray
+    start: np.ndarray
+    best_effort: np.ndarray
 
 
 def job_outcomes(model: GridMarket) -> list[JobOutcomes]:
@@ -142,17 +145,20 @@ def job_outcomes(model: GridMarket) -> list[JobOutcomes]:
                 nan if r.job.deadline is None else r.job.deadline,
                 nan if r.end is None else r.end,
                 nan if r.processors is None else r.job.runtime(r.processors),
+                nan if r.start is None else r.start,
+                r.job.deadline is None or r.job.best_effort,
             )
             for r in sp.records.values()
         ]
-        cols = list(zip(*rows, strict=True)) if rows else [()] * 6
+        cols = list(zip(*rows, strict=True)) if rows else [()] * 8
         out.append(
             JobOutcomes(
                 sp.name,
                 np.array(cols[0], dtype=float),
                 np.array(cols[1], dtype=object),
                 np.array(cols[2], dtype=bool),
-                *(np.array(c, dtype=float) for c in cols[3:]),
+                *(np.array(c, dtype=float) for c in cols[3:7]),
+                np.array(cols[7], dtype=bool),
             )
         )
     return out

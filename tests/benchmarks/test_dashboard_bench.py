@@ -22,7 +22,7 @@ from dashboards.app import DEFAULT_SCENARIO
 from dashboards.callbacks import Callbacks
 from dashboards.registry import Registry
 from dashboards.setup import Setup
-from dashboards.views import GRAPHS, display_stride
+from dashboards.views import GRAPHS, display_stride, shown_graphs
 
 SID = "bench-session"
 POINTS = 10_000
@@ -135,7 +135,7 @@ def test_browser_extend_traces_10k_points(benchmark, tmp_path, shown):
             page.wait_for_function(
                 "() => window.Plotly && document.querySelector('.js-plotly-plot')"
             )
-            graphs = {graph: len(metrics) for graph, metrics in GRAPHS.items()}
+            graphs = {graph: len(GRAPHS[graph]) for graph in shown_graphs(None)}  # profit
             page.evaluate(
                 """([graphs, n]) => {
                     window.benchDivs = [];
@@ -179,3 +179,31 @@ def test_browser_extend_traces_10k_points(benchmark, tmp_path, shown):
     finally:
         httpd.shutdown()
         thread.join(timeout=10)
+
+
+@pytest.mark.benchmark(group="dashboard-qos")
+def test_qos_curves_of_one_tick_three_lines_2000_jobs(benchmark, tmp_path):
+    """The QoS charts' share of a tick in a deadline market: filling the curves' new points
+    (two samples per line, as at 2 h/s) of three QoPS runs that have offered 2,000 jobs each
+    (one pass over each run's jobs, then numpy over the new times)."""
+    from dashboards.session import QOS, Session
+    from tests.dashboards.conftest import qops_file
+
+    path = qops_file(tmp_path, "sdsc_mixed", jobs=2000)
+    session = Session(SID, Setup(path, ("QoPS", "EASY (all)", "Conservative (all)")))
+    session.advance_to(1e6)
+    assert session.finished
+    session.record_qos()
+
+    def fill_two_new_points():
+        for line in session.lines:
+            for name in QOS:
+                del line.values[name][-2:]
+        session.record_qos()
+
+    benchmark.pedantic(fill_two_new_points, rounds=60, iterations=1, warmup_rounds=2)
+    offered = [
+        len(sp.records) for run in session.runs for sp in run.model.service_providers.values()
+    ]
+    assert len(set(offered)) == 1 and offered[0] > 1900  # the trace's jobs that can run
+    benchmark.extra_info["jobs_per_run"] = offered[0]

@@ -18,8 +18,10 @@ from dashboards import scenario_files, views
 from dashboards.__main__ import main as module_main
 from dashboards.app import create_app, serve
 from dashboards.session import METRICS
-from dashboards.views import GRAPHS, gantt_figure, timeseries_figure
+from dashboards.views import GRAPHS, HIDDEN, QOS_GRAPHS, gantt_figure, timeseries_figure
 from tests.dashboards.conftest import DEFAULT, OTHER, SID
+
+SHOWN = [g for g in GRAPHS if g not in QOS_GRAPHS]  # the profit market: no deadlines
 
 HINT = " (choose one from the list, or upload it)"
 
@@ -81,11 +83,13 @@ def panel(policies=("FirstProfit", "LJF"), mode="parallel", pool="own", **params
 def test_first_update_sends_whole_figures(callbacks):
     out = callbacks.update(SID, None, {"n": 0, "t": 1}, advance=True)
     assert out["ack"] == 0
-    for graph, metrics in GRAPHS.items():
+    for graph in SHOWN:
         figure = out[f"{graph}-figure"]
-        assert len(figure["data"]) == 3 * len(metrics)  # a trace per (metric, line)
+        assert len(figure["data"]) == 3 * len(GRAPHS[graph])  # a trace per (metric, line)
         assert [t["name"] for t in figure["data"][:3]] == ["FirstProfit", "LJF", "SJF"]
-        assert out[f"{graph}-extend"] is no_update
+        assert out[f"{graph}-extend"] is no_update and out[f"{graph}-style"] == {}
+    for graph in QOS_GRAPHS:  # no deadlines: hidden, and empty
+        assert out[f"{graph}-style"] == HIDDEN and out[f"{graph}-figure"]["data"] == []
     assert out["cursor"]["sid"] == SID and out["cursor"]["counts"] == [1, 1, 1]
     assert "t = 0.00 h" in text(out["status"]) and "paused" in text(out["status"])
     assert "FirstProfit" in text(out["monitors"])
@@ -93,18 +97,20 @@ def test_first_update_sends_whole_figures(callbacks):
 
 def test_later_updates_send_only_new_points(callbacks):
     first = callbacks.update(SID, None, {"n": 0}, advance=True)
-    figures = {g: first[f"{g}-figure"] for g in GRAPHS}
+    figures = {g: first[f"{g}-figure"] for g in SHOWN}
     cursor = first["cursor"]
 
     idle = callbacks.update(SID, cursor, {"n": 1}, advance=True)  # paused: nothing new
-    assert all(idle[f"{g}-{p}"] is no_update for g in GRAPHS for p in ("figure", "extend"))
+    parts = ("figure", "extend", "style")
+    assert all(idle[f"{g}-{p}"] is no_update for g in GRAPHS for p in parts)
     assert idle["gantt"] is no_update and idle["monitors"] is no_update
     assert idle["ack"] == 1
 
     control(callbacks, "start")
     for n in range(2, 6):
         out = callbacks.update(SID, cursor, {"n": n}, advance=True)
-        for graph in GRAPHS:
+        assert all(out[f"{g}-{p}"] is no_update for g in QOS_GRAPHS for p in parts)
+        for graph in SHOWN:
             assert out[f"{graph}-figure"] is no_update
             payload = out[f"{graph}-extend"]
             update, indices = payload
@@ -117,7 +123,7 @@ def test_later_updates_send_only_new_points(callbacks):
 
     # the figures built from the increments are the figures built whole
     fresh = callbacks.update(SID, None, {"n": 6}, advance=False)
-    for graph in GRAPHS:
+    for graph in SHOWN:
         built = [(t["x"], t["y"]) for t in figures[graph]["data"]]
         whole = [(t["x"], t["y"]) for t in fresh[f"{graph}-figure"]["data"]]
         assert built == whole
@@ -484,7 +490,8 @@ def test_app_wiring():
     app = create_app()
     outputs = " ".join(app.callback_map)
     for graph in GRAPHS:
-        assert f"{graph}-graph.extendData" in outputs and f"{graph}-graph.figure" in outputs
+        for part in ("extendData", "figure", "style"):
+            assert f"{graph}-graph.{part}" in outputs
     for name in ("gantt-graph.figure", "download-timeseries.data", "download-jobs.data",
                  "nudge.data", "pulse.data", "sid.data"):  # fmt: skip
         assert name in outputs

@@ -7,9 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
-import yaml
 
-from dashboards import scenario_files
 from dashboards.gantt import gantt_figure
 from dashboards.session import Session, rate_warmup
 from dashboards.setup import Setup
@@ -17,8 +15,7 @@ from dashboards.views import monitor_columns, monitors_view, timeseries_figure
 from market.limits import expected_horizon
 from market.scenario import load
 from market.style import policy_style
-from tests.conftest import ROOT, synthetic_swf
-from tests.dashboards.conftest import DEFAULT, SID, small
+from tests.dashboards.conftest import DEFAULT, SID, qops_file, small
 from tests.dashboards.test_callbacks import text
 
 
@@ -76,15 +73,8 @@ def test_monitor_states_follow_the_session_and_finished_runs_keep_their_utilizat
 
 
 def test_a_deadline_market_shows_qos_monitors_and_no_money(tmp_path):
-    trace = synthetic_swf(tmp_path / "t.swf", n=60, procs=16, max_gap=300)
-    scenario = load(ROOT / "scenarios/qops/sdsc_load.yaml").with_overrides(
-        {"clients.0.workload.trace": str(trace), "resource_providers.0.capacity": 16,
-         "clients.0.workload.first_jobs": 60, "sample_interval": 1.0}
-    )  # fmt: skip
-    path = tmp_path / "qops.yaml"
-    path.write_text(yaml.safe_dump(scenario.model_dump(mode="json", exclude_none=True)))
-    scenario_files.allow(str(path))
-    session = Session(SID, Setup(str(path), ("QoPS", "EASY (all)")))
+    path = qops_file(tmp_path)
+    session = Session(SID, Setup(path, ("QoPS", "EASY (all)")))
     session.advance_to(40.0)
     columns = [key for key, _, _ in monitor_columns(session.monitors())]
     assert {"unadmitted_pct", "deadlines_missed", "deadlines_fulfilled_pct"} <= set(columns)

@@ -17,18 +17,10 @@ from dashboards.paper_session import ViewSession
 from dashboards.setup import Setup, SetupError
 from market.result import RunResult
 from market.scenario import load
-from market.snapshot import JobOutcomes, cluster_shares
+from market.snapshot import cluster_shares
 from tests.conftest import ROOT, synthetic_swf
 
 NODES = 16  # the synthetic traces' machine
-
-
-def outcomes(arrival, kind, committed, deadline, end, runtime) -> JobOutcomes:
-    f = lambda v: np.array(v, dtype=float)  # noqa: E731
-    return JobOutcomes(
-        "p", f(arrival), np.array(kind, object), np.array(committed), f(deadline), f(end),
-        f(runtime),
-    )  # fmt: skip
 
 
 def shipped(tmp_path, folder: str, jobs: dict, n: int) -> str:
@@ -58,34 +50,7 @@ def last(trace) -> float:
     return next(v for v in reversed(trace["y"]) if v is not None)
 
 
-# -- hand-made curves ---------------------------------------------------------------------------
-def test_accepted_pct_counts_the_jobs_of_a_class_arrived_by_each_time():
-    # offered in this order; the urgent ones by arrival: 0 admitted, 1 rejected, 3 admitted
-    jobs = outcomes(
-        [1, 0, 3, 1], ["normal", "urgent", "urgent", "urgent"], [True, True, True, False],
-        [9] * 4, [math.nan] * 4, [1] * 4,
-    )  # fmt: skip
-    urgent = vqops.accepted_pct(jobs, "urgent", np.array([-1.0, 0, 1, 2, 3]))
-    # t=0: 1 of 1; t=1: 1 of 2; t=2: still 1 of 2; t=3: 2 of 3
-    assert np.isnan(urgent[0])
-    assert urgent[1:] == pytest.approx([100.0, 50.0, 50.0, 200.0 / 3])
-    assert vqops.accepted_pct(jobs, "normal", np.array([0.5, 1.0])) == pytest.approx(
-        [math.nan, 100.0], nan_ok=True
-    )
-
-
-def test_fulfilment_counts_jobs_done_by_their_deadline_of_all_submitted():
-    # job 0 meets its deadline at 3 (slowdown 3/1), job 1 misses (3 > 2), job 2 meets it at 2
-    # (slowdown (2-1)/0.5 = 2), job 3 has no deadline: never fulfilled but submitted
-    jobs = outcomes([0, 0, 1, 2], [""] * 4, [True] * 4, [5, 2, 4, math.nan], [3, 3, 2, 4],
-                    [1, 1, 0.5, 1])  # fmt: skip
-    pct, slowdown = libra.fulfilment(jobs, np.array([0.0, 1, 2, 3, 4]))
-    assert pct == pytest.approx([0, 0, 25, 50, 50])  # of 2, 3, 4, 4, 4 submitted
-    assert slowdown == pytest.approx([math.nan, math.nan, 2.0, 2.5, 2.5], nan_ok=True)
-    none = outcomes([0], [""], [True], [math.nan], [1], [1])
-    assert np.isnan(libra.fulfilment(none, np.array([2.0]))[0]).all()  # no deadlines: NaN
-
-
+# -- hand-made cases ------------------------------------------------------------------------
 def test_node_traces_give_every_job_a_point_at_every_change_of_its_stay():
     history = [(0.0, {1: 0.5}), (1.0, {1: 0.5, 2: 0.25}), (3.0, {2: 0.25})]
     traces = libra.node_traces(history, now=4.0)

@@ -9,7 +9,7 @@ import pytest
 
 from dashboards.registry import Registry
 from dashboards.scenario_files import load_scenario, scenario_files
-from dashboards.session import METRICS, Session
+from dashboards.session import METRICS, QOS, Session
 from dashboards.setup import (
     PARAMS,
     Setup,
@@ -177,8 +177,11 @@ def test_play_advances_every_run_by_speed_times_interval(session):
     assert all(run.model.time == pytest.approx(2.0) for run in session.runs)
     # sampled every sample_interval (0.5 h): t = 0, 0.5, 1, 1.5, 2
     assert list(session.lines[0].t) == pytest.approx([0.0, 0.5, 1.0, 1.5, 2.0])
+    assert all(len(session.lines[0].values[m]) == 5 for m in METRICS)
+    assert all(len(session.lines[0].values[m]) == 0 for m in QOS)  # filled on demand
+    session.record_qos()
     assert all(len(values) == 5 for values in session.lines[0].values.values())
-    assert set(session.lines[0].values) == set(METRICS)
+    assert set(session.lines[0].values) == {*METRICS, *QOS}
 
 
 def test_points_are_only_appended(session):
@@ -283,7 +286,7 @@ def test_exports(session):
         session.update()
     series = session.timeseries_frame()
     assert list(series.columns[:4]) == ["line", "run", "provider", "time"]
-    assert set(METRICS) <= set(series.columns)
+    assert {*METRICS, *QOS} <= set(series.columns)
     assert len(series) == sum(session.counts())
     jobs = session.jobs_frame()
     assert jobs.columns[0] == "run"
