@@ -1,0 +1,189 @@
+"""What an admission agent sees, and what it may do: the spaces of the learning environments.
+
+One observation describes the job offered and the provider it is offered to, at the instant of
+admission (Popovici & Wilkes SC'05 §3.4), in the model's own units (hours, processors,
+florins), unscaled: wrap the environment in ``gymnasium.wrappers.NormalizeObservation`` (or
+SB3's ``VecNormalize``) to learn on it. Times are hours from now. ``C`` is the capacity of the
+provider's resource provider (its pool); per-shape vectors have one entry per processor count
+``n = 1..C`` (0 where the job has no such shape). Every field is listed in the README
+(Learning environments) and in :data:`JOB_FIELDS` / :data:`PROVIDER_FIELDS`.
+
+The action (:func:`action_space`) is ``Discrete(C + 2)``: 0 rejects, ``n`` in 1..C admits on
+``n`` processors, ``C + 1`` admits on the shape the provider's scheduler picks (the
+``accept_all`` policy's choice, §3.4's no-admission-control reference). The mask
+(:func:`action_mask`) allows 0 always, ``n`` only for the job's shapes, and ``C + 1`` only if a
+shape the scheduler runs fits the pool. Where the paper is silent (our choices, parameters of
+:class:`Observer`): the capacity outlook samples ``points`` times over ``horizon`` hours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from gymnasium import spaces
+
+from agents.planner import Planner
+from agents.service_provider import ServiceProviderAgent
+from envs.hint import positive_opportunity_hint
+from market.jobs import Job
+
+#: The entries of ``obs["job"]``.
+JOB_FIELDS = (
+    "offered",  # 1 if this provider is asked about the job now (Market-v0), else 0
+    "work",  # the provider's estimate of the job's runtime on one processor (hours)
+    "value",  # what the client pays if the job completes before its value decays (florins)
+    "decay",  # value lost per hour of delay once decay has started (florins per hour)
+    "penalty",  # the lowest value, paid when it completes late enough (florins; < 0: a penalty)
+    "decay_start",  # hours from now until the value starts to decay
+    "floor_time",  # hours from now until the value reaches the penalty bound
+    "deadline",  # hours from now until the job's deadline (0 without one)
+    "has_deadline",  # 1 if the job has a deadline
+)
+#: The entries of ``obs["provider"]``.
+PROVIDER_FIELDS = (
+    "time",  # the simulation time (hours)
+    "queue_length",  # admitted jobs waiting to start
+    "queue_work",  # processor-hours the waiting jobs need on their admitted shapes
+    "running",  # jobs running
+    "busy",  # processors held by running jobs
+    "plan_end",  # hours from now until the waiting jobs end in the latest plan (0: none wait)
+    "available",  # processors free to rent now
+    "capacity",  # processors in the pool (C)
+    "price",  # rent now (florins per processor-hour)
+    "sigma",  # sd of the pool's availability forecast error (processors; 0: certain)
+)
+_J = {name: i for i, name in enumerate(JOB_FIELDS)}
+_P = {name: i for i, name in enumerate(PROVIDER_FIELDS)}
+
+
+def action_space(capacity: int) -> spaces.Discrete:
+    """0: reject; ``n`` in 1..capacity: admit on ``n`` processors; capacity + 1: admit on the
+    scheduler's shape."""
+    return spaces.Discrete(capacity + 2)
+
+
+def action_mask(job: Job | None, planner: Planner, capacity: int) -> np.ndarray:
+    """Which actions ``job`` allows (int8, 1 = allowed); only reject without a job."""
+    mask = np.zeros(capacity + 2, dtype=np.int8)
+    mask[0] = 1
+    if job is not None:
+        for n in job.shapes:
+            if n <= capacity:
+                mask[n] = 1
+        if any(n <= capacity for n in planner.scheduler.shapes(job)):
+            mask[capacity + 1] = 1
+    return mask
+
+
+@dataclass(frozen=True)
+class Observer:
+    """Builds one provider's observations.
+
+    Args:
+        capacity: the pool's capacity C.
+        hint: add PositiveOpportunity's per-shape computation (``hint_gain``, ``hint_valid``;
+            :mod:`envs.hint`), at the cost of its plans (one per shape, and one without).
+        horizon: hours the capacity outlook ``free`` covers.
+        points: how many times it samples (evenly, from now on).
+    """
+
+    capacity: int
+    hint: bool = False
+    horizon: float = 24.0
+    points: int = 12
+
+    def __post_init__(self) -> None:
+        if not (self.horizon > 0 and self.points >= 1 and self.capacity >= 1):
+            raise ValueError("horizon must be > 0, points >= 1 and the pool's capacity >= 1")
+
+    def space(self) -> spaces.Dict:
+        """The observation space (float32 boxes; see the module and the field lists)."""
+        c, inf = self.capacity, np.inf
+        box = {
+            "job": spaces.Box(-inf, inf, (len(JOB_FIELDS),), np.float32),
+            "shapes": spaces.Box(0.0, 1.0, (c,), np.float32),
+            "runtime": spaces.Box(0.0, inf, (c,), np.float32),
+            "profit_now": spaces.Box(-inf, inf, (c,), np.float32),
+            "provider": spaces.Box(0.0, inf, (len(PROVIDER_FIELDS),), np.float32),
+            "free": spaces.Box(0.0, inf, (self.points,), np.float32),
+        }
+        if self.hint:
+            box["hint_gain"] = spaces.Box(-inf, inf, (c,), np.float32)
+            box["hint_valid"] = spaces.Box(0.0, 1.0, (c,), np.float32)
+        return spaces.Dict(box)
+
+    def observe(
+        self, provider: ServiceProviderAgent, job: Job | None, now: float
+    ) -> tuple[dict[str, np.ndarray], int | None]:
+        """``provider``'s observation of ``job`` offered at ``now`` (job fields 0 without one),
+        and the action PositiveOpportunity takes (None unless ``hint``)."""
+        c = self.capacity
+        planner = provider.planner
+        ctx = planner.context(now)  # the context admission decides on (cached per instant)
+        rp = provider.resource_provider
+        queue = planner.queue
+        job_vec = np.zeros(len(JOB_FIELDS), dtype=np.float32)
+        shapes = np.zeros(c, dtype=np.float32)
+        runtime = np.zeros(c, dtype=np.float32)
+        profit_now = np.zeros(c, dtype=np.float32)
+        po_action = None
+        obs: dict[str, np.ndarray] = {}
+        if job is not None:
+            u = job.utility
+            times = u.times
+            job_vec[_J["offered"]] = 1.0
+            job_vec[_J["work"]] = job.predicted_runtime(1)
+            job_vec[_J["value"]] = u.max_value
+            job_vec[_J["decay"]] = u.decay_rate(max(now, times[0]))
+            job_vec[_J["penalty"]] = u.penalty_bound
+            job_vec[_J["decay_start"]] = max(times[0] - now, 0.0)
+            job_vec[_J["floor_time"]] = max(times[-1] - now, 0.0)
+            if job.deadline is not None:
+                job_vec[_J["deadline"]] = job.deadline - now
+                job_vec[_J["has_deadline"]] = 1.0
+            price = ctx.price
+            for n in job.shapes:
+                if n > c:
+                    break
+                rt = job.predicted_runtime(n)
+                shapes[n - 1] = 1.0
+                runtime[n - 1] = rt
+                profit_now[n - 1] = u(now + rt) - price.cost(n, now, now + rt)
+            if self.hint:
+                po_action, gain, valid = positive_opportunity_hint(
+                    job, queue, ctx, planner.scheduler, c
+                )
+                obs["hint_gain"], obs["hint_valid"] = gain, valid
+        if self.hint and job is None:
+            obs["hint_gain"] = np.zeros(c, dtype=np.float32)
+            obs["hint_valid"] = np.zeros(c, dtype=np.float32)
+        prov = np.zeros(len(PROVIDER_FIELDS), dtype=np.float32)
+        admitted = planner.shapes
+        work = 0.0
+        for queued in queue:
+            n = admitted.get(queued.id, 1)
+            work += n * queued.predicted_runtime(n)
+        plan = provider.last_plan
+        prov[_P["time"]] = now
+        prov[_P["queue_length"]] = len(queue)
+        prov[_P["queue_work"]] = work
+        prov[_P["running"]] = provider.running
+        prov[_P["busy"]] = provider.busy
+        prov[_P["plan_end"]] = max(plan.end - now, 0.0) if queue and plan is not None else 0.0
+        prov[_P["available"]] = rp.available()
+        prov[_P["capacity"]] = rp.capacity
+        prov[_P["price"]] = ctx.price.at(now)
+        prov[_P["sigma"]] = rp.uncertainty.sigma
+        step = self.horizon / self.points
+        profile = ctx.capacity
+        free = np.array([profile.free_at(now + k * step) for k in range(self.points)], np.float32)
+        obs.update(
+            job=job_vec,
+            shapes=shapes,
+            runtime=runtime,
+            profit_now=profit_now,
+            provider=prov,
+            free=free,
+        )
+        return obs, po_action
