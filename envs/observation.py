@@ -121,69 +121,75 @@ class Observer:
         c = self.capacity
         planner = provider.planner
         ctx = planner.context(now)  # the context admission decides on (cached per instant)
-        rp = provider.resource_provider
         queue = planner.queue
-        job_vec = np.zeros(len(JOB_FIELDS), dtype=np.float32)
-        shapes = np.zeros(c, dtype=np.float32)
-        runtime = np.zeros(c, dtype=np.float32)
-        profit_now = np.zeros(c, dtype=np.float32)
+        f32 = np.float32
         po_action = None
         obs: dict[str, np.ndarray] = {}
-        if job is not None:
+        if job is None:
+            obs["job"] = np.zeros(len(JOB_FIELDS), f32)
+            obs["shapes"] = np.zeros(c, f32)
+            obs["runtime"] = np.zeros(c, f32)
+            obs["profit_now"] = np.zeros(c, f32)
+            if self.hint:
+                obs["hint_gain"] = np.zeros(c, f32)
+                obs["hint_valid"] = np.zeros(c, f32)
+        else:
             u = job.utility
             times = u.times
-            job_vec[_J["offered"]] = 1.0
-            job_vec[_J["work"]] = job.predicted_runtime(1)
-            job_vec[_J["value"]] = u.max_value
-            job_vec[_J["decay"]] = u.decay_rate(max(now, times[0]))
-            job_vec[_J["penalty"]] = u.penalty_bound
-            job_vec[_J["decay_start"]] = max(times[0] - now, 0.0)
-            job_vec[_J["floor_time"]] = max(times[-1] - now, 0.0)
-            if job.deadline is not None:
-                job_vec[_J["deadline"]] = job.deadline - now
-                job_vec[_J["has_deadline"]] = 1.0
-            price = ctx.price
+            deadline = job.deadline
+            obs["job"] = np.array(
+                (
+                    1.0,
+                    job.predicted_runtime(1),
+                    u.max_value,
+                    u.decay_rate(max(now, times[0])),
+                    u.penalty_bound,
+                    max(times[0] - now, 0.0),
+                    max(times[-1] - now, 0.0),
+                    0.0 if deadline is None else deadline - now,
+                    0.0 if deadline is None else 1.0,
+                ),
+                f32,
+            )
+            shapes, runtime, profit = [0.0] * c, [0.0] * c, [0.0] * c
+            cost = ctx.price.cost
             for n in job.shapes:
                 if n > c:
                     break
                 rt = job.predicted_runtime(n)
                 shapes[n - 1] = 1.0
                 runtime[n - 1] = rt
-                profit_now[n - 1] = u(now + rt) - price.cost(n, now, now + rt)
+                profit[n - 1] = u(now + rt) - cost(n, now, now + rt)
+            obs["shapes"] = np.array(shapes, f32)
+            obs["runtime"] = np.array(runtime, f32)
+            obs["profit_now"] = np.array(profit, f32)
             if self.hint:
                 po_action, gain, valid = positive_opportunity_hint(
                     job, queue, ctx, planner.scheduler, c
                 )
                 obs["hint_gain"], obs["hint_valid"] = gain, valid
-        if self.hint and job is None:
-            obs["hint_gain"] = np.zeros(c, dtype=np.float32)
-            obs["hint_valid"] = np.zeros(c, dtype=np.float32)
-        prov = np.zeros(len(PROVIDER_FIELDS), dtype=np.float32)
         admitted = planner.shapes
         work = 0.0
         for queued in queue:
             n = admitted.get(queued.id, 1)
             work += n * queued.predicted_runtime(n)
         plan = provider.last_plan
-        prov[_P["time"]] = now
-        prov[_P["queue_length"]] = len(queue)
-        prov[_P["queue_work"]] = work
-        prov[_P["running"]] = provider.running
-        prov[_P["busy"]] = provider.busy
-        prov[_P["plan_end"]] = max(plan.end - now, 0.0) if queue and plan is not None else 0.0
-        prov[_P["available"]] = rp.available()
-        prov[_P["capacity"]] = rp.capacity
-        prov[_P["price"]] = ctx.price.at(now)
-        prov[_P["sigma"]] = rp.uncertainty.sigma
-        step = self.horizon / self.points
-        profile = ctx.capacity
-        free = np.array([profile.free_at(now + k * step) for k in range(self.points)], np.float32)
-        obs.update(
-            job=job_vec,
-            shapes=shapes,
-            runtime=runtime,
-            profit_now=profit_now,
-            provider=prov,
-            free=free,
+        rp = provider.resource_provider
+        obs["provider"] = np.array(
+            (
+                now,
+                len(queue),
+                work,
+                provider.running,
+                provider.busy,
+                max(plan.end - now, 0.0) if queue and plan is not None else 0.0,
+                rp.available(),
+                rp.capacity,
+                ctx.price.at(now),
+                rp.uncertainty.sigma,
+            ),
+            f32,
         )
+        free_at, step = ctx.capacity.free_at, self.horizon / self.points
+        obs["free"] = np.array([free_at(now + k * step) for k in range(self.points)], f32)
         return obs, po_action
