@@ -95,9 +95,9 @@ class AdmissionEnv(gym.Env):
 
     # -- the Gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
         if seed is not None and not 0 <= seed <= MAX_SEED:
             raise ValueError(f"seed: {seed} is out of range (from 0 to {MAX_SEED})")
+        super().reset(seed=seed)
         run_seed = seed if seed is not None else int(self.np_random.integers(MAX_SEED))
         offer = self.driver.start(run_seed)
         self._profit = 0.0
@@ -147,6 +147,7 @@ class AdmissionEnv(gym.Env):
         obs, po_action = self.observer.observe(provider, job, model.time)
         self._job = job
         self._mask = action_mask(job, provider.planner, self.capacity)
+        self.action_space.allowed = self._mask
         info: dict[str, Any] = {
             "action_mask": self._mask,
             "job": job.id if job is not None else -1,

@@ -71,7 +71,9 @@ def controlled_scenario(scenario: Scenario, controlled: Sequence[str]) -> Scenar
     for name in controlled:
         if name not in index:
             known = ", ".join(index) or "none"
-            raise ScenarioError(f"{scenario.name}: provider: no service provider {name!r} ({known})")
+            raise ScenarioError(
+                f"{scenario.name}: provider: no service provider {name!r} ({known})"
+            )
         if name not in planning:
             raise ScenarioError(
                 f"{scenario.name}: service_providers.{index[name]}: {name!r} is a deadline "

@@ -171,6 +171,7 @@ class MarketEnv(ParallelEnv):
             fields, po_action = self.observers[agent].observe(provider, job, model.time)
             mask = action_mask(job, provider.planner, self.capacity[agent])
             self._masks[agent], self._jobs[agent] = mask, job
+            self._action_spaces[agent]["admit"].allowed = mask
             obs[agent] = {"observation": fields, "action_mask": {"admit": mask}}
             info = {"job": job.id if job is not None else -1, "time": model.time}
             info["profit"] = provider.profit

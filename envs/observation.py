@@ -57,10 +57,25 @@ _J = {name: i for i, name in enumerate(JOB_FIELDS)}
 _P = {name: i for i, name in enumerate(PROVIDER_FIELDS)}
 
 
-def action_space(capacity: int) -> spaces.Discrete:
+class AdmissionActions(spaces.Discrete):
+    """``Discrete(C + 2)`` whose :meth:`sample` draws, unless told otherwise, only actions the
+    current job allows (``allowed``, set by the environment at each step), so that
+    ``env.action_space.sample()`` is always a valid action; an invalid one is an error."""
+
+    def __init__(self, n: int, seed: int | None = None) -> None:
+        super().__init__(n, seed=seed)
+        self.allowed: np.ndarray | None = None
+
+    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None):
+        if mask is None and probability is None:
+            mask = self.allowed
+        return super().sample(mask=mask, probability=probability)
+
+
+def action_space(capacity: int) -> AdmissionActions:
     """0: reject; ``n`` in 1..capacity: admit on ``n`` processors; capacity + 1: admit on the
     scheduler's shape."""
-    return spaces.Discrete(capacity + 2)
+    return AdmissionActions(capacity + 2)
 
 
 def action_mask(job: Job | None, planner: Planner, capacity: int) -> np.ndarray:
