@@ -17,7 +17,7 @@ vector env seeded once gives every sub-env its own sequence of runs). The action
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -61,7 +61,7 @@ class AdmissionEnv(gym.Env):
         fast: the model's speed switch (:mod:`market.clock`); it changes no decision.
     """
 
-    metadata = {"render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
 
     def __init__(
         self,

@@ -19,7 +19,7 @@ agents written for this version keep working. A plain integer is taken as ``{"ad
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -44,7 +44,11 @@ class MarketEnv(ParallelEnv):
         variant, hint, horizon, points, fast: as for :class:`envs.admission.AdmissionEnv`.
     """
 
-    metadata = {"name": "gridmarket_market_v0", "render_modes": [], "is_parallelizable": True}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "gridmarket_market_v0",
+        "render_modes": [],
+        "is_parallelizable": True,
+    }
 
     def __init__(
         self,
