@@ -79,7 +79,7 @@ def test_a_missing_or_invalid_action_is_a_clear_error():
     env.reset(seed=1)
     with pytest.raises(InvalidAction, match="sp_b: no action for job 0 offered to it"):
         env.step({"sp_a": {"admit": 0}})
-    with pytest.raises(InvalidAction, match="sp_a: action 6 .* is not allowed"):
+    with pytest.raises(InvalidAction, match=r"sp_a: action 6 .* is not allowed"):
         env.step({"sp_a": {"admit": 6}, "sp_b": {"admit": 0}})
     with pytest.raises(InvalidAction, match="no 'admit' entry"):
         env.step({"sp_a": {"price": 3.0}, "sp_b": {"admit": 0}})
