@@ -28,6 +28,7 @@ from envs.baselines import AcceptAllAgent, PositiveOpportunityAgent, RandomAgent
 
 try:
     import gymnasium as gym
+    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 except ImportError:  # the [rl] extra is not installed
@@ -96,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hint", action="store_true", help="train with the PO hint observed")
     args = parser.parse_args(argv)
 
+    torch.set_num_threads(1)  # a small network: threads only contend (and CI-sized machines)
     start = time.perf_counter()
     model, norm = train(args)
     trained = time.perf_counter() - start
