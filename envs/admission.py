@@ -23,7 +23,7 @@ import gymnasium as gym
 import numpy as np
 
 from envs.actions import check_action, decide
-from envs.driver import MarketDriver, Offer, planning_providers
+from envs.driver import MarketDriver, Offer, planning_providers, pool_capacities
 from envs.observation import Observer, action_mask, action_space
 from market.limits import MAX_SEED
 from market.result import RunResult
@@ -74,12 +74,9 @@ class AdmissionEnv(gym.Env):
         fast: bool = True,
     ) -> None:
         spec = load_market(scenario, variant)
-        planning = planning_providers(spec)
-        if provider is None and not planning:
-            raise ScenarioError(f"{spec.name}: no service provider plans admission (all clusters)")
-        self.provider_name = provider if provider is not None else planning[0]
-        self.driver = MarketDriver(spec, [self.provider_name], self._act, fast)
-        pool = self._pool_capacity(self.driver.spec)
+        self.provider_name = provider if provider is not None else planning_providers(spec)[0]
+        self.driver = MarketDriver(spec, [self.provider_name], decide, fast)
+        pool = pool_capacities(spec)[self.provider_name]
         self.observer = Observer(pool, hint, horizon, points)
         self.observation_space = self.observer.space()
         self.action_space = action_space(pool)
@@ -87,11 +84,6 @@ class AdmissionEnv(gym.Env):
         self._mask = action_mask(None, None, pool)
         self._profit = 0.0
         self._job = None
-
-    def _pool_capacity(self, spec: Scenario) -> int:
-        sp = next(s for s in spec.service_providers if s.name == self.provider_name)
-        rp_name = sp.resource_provider or spec.resource_providers[0].name
-        return next(rp.capacity for rp in spec.resource_providers if rp.name == rp_name)
 
     # -- the Gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -157,6 +149,3 @@ class AdmissionEnv(gym.Env):
         if self.observer.hint:
             info["positive_opportunity"] = po_action if po_action is not None else 0
         return obs, info
-
-    def _act(self, provider, action, job, queue, ctx, scheduler):
-        return decide(provider, action, job, queue, ctx, scheduler)

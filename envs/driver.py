@@ -56,8 +56,18 @@ class Offer(NamedTuple):
 
 def planning_providers(scenario: Scenario) -> list[str]:
     """The service providers of ``scenario`` that run admission control (not deadline
-    clusters), in the scenario's order."""
-    return [sp.name for sp in scenario.service_providers if sp.cluster is None]
+    clusters), in the scenario's order; a one-line :class:`ScenarioError` if there is none."""
+    names = [sp.name for sp in scenario.service_providers if sp.cluster is None]
+    if not names:
+        raise ScenarioError(f"{scenario.name}: no service provider plans admission (all clusters)")
+    return names
+
+
+def pool_capacities(scenario: Scenario) -> dict[str, int]:
+    """The capacity of each service provider's resource provider (its pool), by name."""
+    pools = {rp.name: rp.capacity for rp in scenario.resource_providers}
+    first = scenario.resource_providers[0].name
+    return {sp.name: pools[sp.resource_provider or first] for sp in scenario.service_providers}
 
 
 def controlled_scenario(scenario: Scenario, controlled: Sequence[str]) -> Scenario:

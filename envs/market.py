@@ -27,11 +27,11 @@ from pettingzoo import ParallelEnv
 
 from envs.actions import InvalidAction, check_action, decide
 from envs.admission import DEFAULT_SCENARIO, load_market
-from envs.driver import MarketDriver, Offer, planning_providers
+from envs.driver import MarketDriver, Offer, planning_providers, pool_capacities
 from envs.observation import Observer, action_mask, action_space
 from market.limits import MAX_SEED
 from market.result import RunResult
-from market.scenario import Scenario, ScenarioError
+from market.scenario import Scenario
 
 
 class MarketEnv(ParallelEnv):
@@ -62,18 +62,11 @@ class MarketEnv(ParallelEnv):
     ) -> None:
         spec = load_market(scenario, variant)
         names = list(providers) if providers is not None else planning_providers(spec)
-        if not names:
-            raise ScenarioError(f"{spec.name}: no service provider plans admission (all clusters)")
         self.driver = MarketDriver(spec, names, decide, fast)
         self.possible_agents = names
         self.agents: list[str] = []
-        pools = {rp.name: rp.capacity for rp in spec.resource_providers}
-        first = spec.resource_providers[0].name
-        self.capacity = {
-            sp.name: pools[sp.resource_provider or first]
-            for sp in spec.service_providers
-            if sp.name in names
-        }
+        pools = pool_capacities(spec)
+        self.capacity = {name: pools[name] for name in names}
         self.observers = {a: Observer(self.capacity[a], hint, horizon, points) for a in names}
         self._observation_spaces = {
             a: spaces.Dict(
