@@ -13,14 +13,14 @@ run: venv
 	$(BIN)/gridmarket run $(SCENARIO)
 
 test: venv
-	$(BIN)/ruff check market agents dashboards tests
+	$(BIN)/ruff check market agents dashboards envs examples tests
 	$(BIN)/lint-imports
 	$(BIN)/pytest
 
 lint: venv
-	$(BIN)/ruff check market agents dashboards tests
+	$(BIN)/ruff check market agents dashboards envs examples tests
 	$(BIN)/lint-imports
-	$(BIN)/ruff format --check market agents dashboards tests
+	$(BIN)/ruff format --check market agents dashboards envs examples tests
 
 # Speed figures (tests/benchmarks), run on demand, never in CI.
 bench: venv

@@ -7,6 +7,7 @@ from agents.policies import (  # noqa: F401  (registration)
     admission,
     backfill,
     dvqops,
+    external,
     libra,
     mrt,
     msb,

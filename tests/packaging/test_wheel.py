@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "README.md", "market", "agents", "dashboards", "scenarios")
+SOURCES = ("pyproject.toml", "README.md", "market", "agents", "dashboards", "envs", "scenarios")
 
 pytestmark = [
     pytest.mark.packaging,
@@ -100,3 +100,16 @@ def test_an_installed_wheel_runs_shipped_scenarios_by_name(installed, tmp_path):
     records = json.loads(ran.stdout)
     assert [r["variant"] for r in records][:2] == ["LJF", "SJF"]
     assert all(r["offered"] == 20 for r in records)
+
+
+def test_an_installed_wheel_has_the_learning_environments(installed, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    script = (
+        "import gymnasium as gym, envs; "
+        "e = gym.make('gridmarket/Admission-v0', scenario='profit/default'); "
+        "o, i = e.reset(seed=1); print(envs.__file__, i['job'])"
+    )
+    ran = _run(str(installed / "python"), "-c", script, cwd=tmp_path, env=env)
+    assert ran.returncode == 0, ran.stderr
+    module, job = ran.stdout.split()
+    assert Path(module).is_relative_to(installed.parent) and job == "0"

@@ -1,0 +1,86 @@
+"""From an agent's action to the provider's admission :class:`~agents.policies.base.Decision`.
+
+The action (:func:`envs.observation.action_space`) is turned into the decision the ``external``
+admission returns, with the prediction the profit paper's admission control attaches to it
+(Popovici & Wilkes SC'05 §3.4: the job's place in the plan that includes it):
+
+- 0: rejected (reason ``agent``);
+- ``n`` in 1..C: admitted on ``n`` processors (reason ``agent``), predicted by the scheduler's
+  plan of the queue with the job pinned there: the plan PositiveOpportunity picks when it
+  admits on ``n``, so an agent taking its action gets its decision field for field;
+- C + 1: :class:`~agents.policies.admission.AcceptAll`'s decision itself (its shape, its reason).
+
+:func:`check_action` refuses what the mask does not allow, with one line saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from agents.policies.admission import AcceptAll
+from agents.policies.base import Decision, PlanContext, Scheduler
+from agents.service_provider import ServiceProviderAgent
+from market.jobs import Job
+
+_ACCEPT_ALL = AcceptAll()  # stateless
+
+REJECTED = Decision(False, "agent", "rejected by the agent")
+
+
+class InvalidAction(ValueError):
+    """An action outside the action space or not allowed by the mask; the message is one
+    line."""
+
+
+def check_action(action: object, mask: np.ndarray, job: Job | None, who: str) -> int:
+    """``action`` as an int if ``mask`` allows it, else :class:`InvalidAction`."""
+    try:
+        a = int(action)  # numpy integers and 0-d arrays too
+        exact = a == action
+    except (TypeError, ValueError):
+        exact = False
+    if not exact or isinstance(action, bool):
+        raise InvalidAction(f"{who}: action {action!r} is not an integer")
+    size = len(mask)
+    if not 0 <= a < size:
+        raise InvalidAction(f"{who}: action {a} is outside 0..{size - 1}")
+    if not mask[a]:
+        allowed = ", ".join(str(i) for i in np.flatnonzero(mask))
+        what = f"job {job.id} (shapes {list(job.shapes)})" if job is not None else "no job"
+        meaning = "admit on the scheduler's shape" if a == size - 1 else f"{a} processors"
+        raise InvalidAction(
+            f"{who}: action {a} ({meaning}) is not allowed for {what}; the mask allows {allowed}"
+        )
+    return a
+
+
+def decide(
+    provider: ServiceProviderAgent,
+    action: int,
+    job: Job,
+    queue: Sequence[Job],
+    ctx: PlanContext,
+    scheduler: Scheduler,
+) -> Decision:
+    """The decision ``action`` stands for (see the module); ``action`` was checked."""
+    if action == 0:
+        return REJECTED
+    if action == provider.resource_provider.capacity + 1:
+        return _ACCEPT_ALL.decide(job, queue, ctx, scheduler)
+    plan = scheduler.plan(ctx, [*queue, job], pinned={job.id: action})
+    own = plan.placement_of(job.id)
+    detail = f"admitted by the agent on {action} processors"
+    if own is None:  # not placeable on the capacity planned on now: pinned all the same
+        return Decision(True, "agent", detail, processors=action)
+    return Decision(
+        True,
+        "agent",
+        detail,
+        processors=action,
+        start=own.start,
+        end=own.end,
+        expected_value=own.value,
+        expected_profit=own.profit,
+    )

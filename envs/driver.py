@@ -1,0 +1,186 @@
+"""The hand-off between a running :class:`~market.model.GridMarket` and a learning environment.
+
+The admission decision (Popovici & Wilkes SC'05 §3.4) is made deep inside an event handler:
+a client's arrival event asks each provider to ``quote``, whose planner calls its admission
+policy. A Gymnasium ``step(action)`` must instead return at the next decision. The driver runs
+the unchanged model in a **greenlet** (a second call stack in the same thread, switched to and
+from explicitly: no threads, no locks, no scheduling by the operating system) and gives the
+controlled providers the ``external`` admission (:mod:`agents.policies.external`):
+
+1. :meth:`MarketDriver.start` builds the model and switches into it; the model runs event by
+   event, as ``GridMarket.run`` runs it, until a controlled provider is offered a job;
+2. there ``external`` switches back to the environment with an :class:`Offer` (the model stays
+   suspended inside ``quote``, its state exactly what admission sees);
+3. :meth:`MarketDriver.resume` switches back in with the agents' actions; ``decide`` returns the
+   decision they chose, and the model runs on to the next offer or to its end.
+
+The switch is strict (only one side runs at a time), so a run is the same pure function of
+(scenario, seed, actions) as ``gridmarket run`` is of (scenario, seed). A job offered to several
+controlled providers (a client's ``best_quote`` or ``first_accept`` over them) is one
+:class:`Offer` naming all of them, their actions taken at once: their quotes see the same market
+(a quote changes nothing until the client commits). Under ``first_accept`` the later ones are
+asked only if the earlier reject; under ``random`` only the drawn one is.
+
+Other designs considered (README, Learning environments): a worker thread blocked on a queue
+(the same hand-off at ~10x the switching cost, see the benchmark), and stopping the model before
+each arrival event (needs Mesa's event heap, and the observation would precede completions due
+at the same instant).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
+
+from greenlet import greenlet
+
+from agents.policies.base import Decision, PlanContext, Scheduler
+from agents.policies.external import ExternalAdmission
+from agents.service_provider import ServiceProviderAgent
+from market.jobs import Job
+from market.model import GridMarket
+from market.scenario import Scenario, ScenarioError
+
+#: Builds a provider's decision from its agent's action: (provider, action, job, queue, ctx,
+#: scheduler) -> Decision.
+Act = Callable[[ServiceProviderAgent, object, Job, Sequence[Job], PlanContext, Scheduler], Decision]
+
+
+class Offer(NamedTuple):
+    """A job offered now to the controlled ``providers`` (by name, in the client's order)."""
+
+    job: Job
+    time: float
+    providers: tuple[str, ...]
+
+
+def planning_providers(scenario: Scenario) -> list[str]:
+    """The service providers of ``scenario`` that run admission control (not deadline
+    clusters), in the scenario's order; a one-line :class:`ScenarioError` if there is none."""
+    names = [sp.name for sp in scenario.service_providers if sp.cluster is None]
+    if not names:
+        raise ScenarioError(f"{scenario.name}: no service provider plans admission (all clusters)")
+    return names
+
+
+def pool_capacities(scenario: Scenario) -> dict[str, int]:
+    """The capacity of each service provider's resource provider (its pool), by name."""
+    pools = {rp.name: rp.capacity for rp in scenario.resource_providers}
+    first = scenario.resource_providers[0].name
+    return {sp.name: pools[sp.resource_provider or first] for sp in scenario.service_providers}
+
+
+def controlled_scenario(scenario: Scenario, controlled: Sequence[str]) -> Scenario:
+    """``scenario`` with the ``external`` admission for each of the ``controlled`` providers;
+    a one-line :class:`ScenarioError` if one is unknown or a deadline cluster."""
+    if not controlled:
+        raise ScenarioError(f"{scenario.name}: no service provider to control")
+    index = {sp.name: i for i, sp in enumerate(scenario.service_providers)}
+    planning = planning_providers(scenario)
+    overrides = {}
+    for name in controlled:
+        if name not in index:
+            known = ", ".join(index) or "none"
+            raise ScenarioError(
+                f"{scenario.name}: provider: no service provider {name!r} ({known})"
+            )
+        if name not in planning:
+            raise ScenarioError(
+                f"{scenario.name}: service_providers.{index[name]}: {name!r} is a deadline "
+                "cluster, which has no admission decision to learn"
+            )
+        overrides[f"service_providers.{index[name]}.admission"] = "external"
+    return scenario.with_overrides(overrides, f"{scenario.name}: environment")
+
+
+class MarketDriver:
+    """Runs a market whose ``controlled`` providers' admission is decided by ``act`` from the
+    actions handed in at each :class:`Offer`."""
+
+    def __init__(
+        self, scenario: Scenario, controlled: Sequence[str], act: Act, fast: bool = True
+    ) -> None:
+        self.spec = controlled_scenario(scenario, controlled)
+        self.controlled = tuple(controlled)
+        self.fast = fast
+        self.model: GridMarket | None = None
+        self.offer: Offer | None = None  # the offer the agents are deciding, if any
+        self.offers = 0
+        self._act = act
+        self._actions: Mapping[str, object] = {}
+        self._runner: greenlet | None = None
+        self._caller: greenlet | None = None
+
+    # -- the environment's side ----------------------------------------------------------------
+    def start(self, seed: int) -> Offer | None:
+        """A new run on ``seed`` (any earlier one is ended), up to its first offer (None: the
+        run ended without one)."""
+        self.stop()
+        model = self.model = GridMarket(self.spec, seed=seed, fast=self.fast)
+        for name in self.controlled:
+            provider = model.service_providers[name]
+            admission = provider.admission
+            assert isinstance(admission, ExternalAdmission)
+            admission.decider = self._decider(provider)
+        self.offer, self.offers = None, 0
+        self._runner = greenlet(self._run)
+        return self._switch(None)
+
+    def resume(self, actions: Mapping[str, object]) -> Offer | None:
+        """Decide the pending offer with ``actions`` (by provider name) and run to the next
+        offer (None: the run has ended)."""
+        if self.offer is None:
+            raise RuntimeError("no offer is pending: start a run first")
+        return self._switch(actions)
+
+    def stop(self) -> None:
+        """End the run now (it unwinds out of the model; nothing more is decided)."""
+        runner, self._runner = self._runner, None
+        if runner is not None and not runner.dead:
+            runner.throw()  # GreenletExit: leaves the suspended quote and the model's run loop
+        self.offer = None
+
+    @property
+    def finished(self) -> bool:
+        """The run has ended (every job done) or was never started."""
+        return self.offer is None
+
+    def _switch(self, value: object) -> Offer | None:
+        self._caller = greenlet.getcurrent()
+        offer = self._runner.switch(value)
+        self.offer = offer
+        return offer
+
+    # -- the model's side (in the runner greenlet) ---------------------------------------------
+    def _run(self, _: object) -> None:
+        """The model's run loop, as :meth:`GridMarket.run` (one sample every
+        ``sample_interval`` hours until every job is done)."""
+        model = self.model
+        interval = model.spec.sample_interval
+        while model.running:
+            model.advance_to(model.time + interval)
+        return None
+
+    def _decider(self, provider: ServiceProviderAgent):
+        name = provider.name
+
+        def decide(job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler):
+            offer = self.offer
+            if offer is None or offer.job is not job:
+                self.offer = offer = Offer(job, ctx.now, self._offered(job, name))
+                self.offers += 1
+                self._actions = self._caller.switch(offer)
+            return self._act(provider, self._actions[name], job, queue, ctx, scheduler)
+
+        return decide
+
+    def _offered(self, job: Job, asking: str) -> tuple[str, ...]:
+        """The controlled providers ``job``'s client asks, ``asking`` first: the rest of its
+        list after ``asking`` (an earlier controlled one would have been asked first), or just
+        ``asking`` under the ``random`` offer rule."""
+        client = self.model.clients.get(job.client) if job.client is not None else None
+        if client is None or client.offer_rule == "random":
+            return (asking,)
+        names = [p.name for p in client.providers]
+        later = names[names.index(asking) :] if asking in names else [asking]
+        return tuple(n for n in later if n in self.controlled)

@@ -1,0 +1,77 @@
+"""The PositiveOpportunity hint: what the profit paper's admission control computes per shape.
+
+Popovici & Wilkes SC'05 §3.4: PositiveOpportunity plans the queue without the new job and with
+it on each of its shapes, by the provider's own scheduler, and admits it on the shape of the most
+rewarding plan if that plan beats the plan without it. :func:`positive_opportunity_hint` runs
+that very policy (:class:`agents.policies.admission.PositiveOpportunity`, so the hint can never
+drift from it) through a scheduler that records each plan's reward, and returns
+
+- ``action``: the action PositiveOpportunity takes (0: reject, ``n``: admit on ``n``
+  processors), so an agent that takes it reproduces the ``positive_opportunity`` run exactly;
+- ``gain[n - 1]``: the reward of the plan with the job pinned on ``n`` processors minus the
+  reward without it (the scheduler's own metric: predicted marginal profit for FirstProfit),
+  from PositiveOpportunity's last round (under a risk bound it tries lower capacity levels);
+- ``valid[n - 1]``: 1 where that plan places the job (and, under a risk bound, keeps within it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from agents.policies.admission import PositiveOpportunity
+from agents.policies.base import Plan, PlanContext, Scheduler
+from market.jobs import Job
+
+_POSITIVE_OPPORTUNITY = PositiveOpportunity()  # stateless: one instance serves every call
+
+
+class _Rewards(Scheduler):
+    """``scheduler``, remembering the shape each plan pinned ``job`` to and each reward."""
+
+    def __init__(self, scheduler: Scheduler, job: Job) -> None:
+        self.inner, self.job = scheduler, job
+        self.name = scheduler.name
+        self.compresses = scheduler.compresses
+        self.pins: list[tuple[Plan, int | None]] = []
+        self.without: float | None = None
+        self.rewards: dict[int, float] = {}
+
+    def plan(
+        self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
+    ) -> Plan:
+        plan = self.inner.plan(ctx, queue, pinned)
+        shape = pinned.get(self.job.id) if pinned else None
+        self.pins.append((plan, shape if any(j is self.job for j in queue) else 0))
+        return plan
+
+    def shapes(self, job: Job) -> tuple[int, ...]:
+        return self.inner.shapes(job)
+
+    def reward(self, plan: Plan, ctx: PlanContext) -> float:
+        reward = self.inner.reward(plan, ctx)
+        shape = next((s for p, s in reversed(self.pins) if p is plan), None)
+        if shape == 0:  # the plan without the job starts a round of PositiveOpportunity
+            self.without, self.rewards = reward, {}
+        elif shape is not None:
+            self.rewards[shape] = reward
+        return reward
+
+
+def positive_opportunity_hint(
+    job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler, size: int
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(action, gain, valid)`` for ``job`` (see the module); ``gain`` and ``valid`` have one
+    entry per processor count 1..``size`` (0 where the job has no such shape)."""
+    recorder = _Rewards(scheduler, job)
+    decision = _POSITIVE_OPPORTUNITY.decide(job, queue, ctx, recorder)
+    gain = np.zeros(size, dtype=np.float32)
+    valid = np.zeros(size, dtype=np.float32)
+    if recorder.without is not None:
+        for n, reward in recorder.rewards.items():
+            if n <= size:
+                gain[n - 1] = reward - recorder.without
+                valid[n - 1] = 1.0
+    action = decision.processors if decision.accepted and decision.processors is not None else 0
+    return action, gain, valid

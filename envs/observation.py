@@ -1,0 +1,210 @@
+"""What an admission agent sees, and what it may do: the spaces of the learning environments.
+
+One observation describes the job offered and the provider it is offered to, at the instant of
+admission (Popovici & Wilkes SC'05 §3.4), in the model's own units (hours, processors,
+florins), unscaled: wrap the environment in ``gymnasium.wrappers.NormalizeObservation`` (or
+SB3's ``VecNormalize``) to learn on it. Times are hours from now. ``C`` is the capacity of the
+provider's resource provider (its pool); per-shape vectors have one entry per processor count
+``n = 1..C`` (0 where the job has no such shape). Every field is listed in the README
+(Learning environments) and in :data:`JOB_FIELDS` / :data:`PROVIDER_FIELDS`.
+
+The action (:func:`action_space`) is ``Discrete(C + 2)``: 0 rejects, ``n`` in 1..C admits on
+``n`` processors, ``C + 1`` admits on the shape the provider's scheduler picks (the
+``accept_all`` policy's choice, §3.4's no-admission-control reference). The mask
+(:func:`action_mask`) allows 0 always, ``n`` only for the job's shapes, and ``C + 1`` only if a
+shape the scheduler runs fits the pool. Where the paper is silent (our choices, parameters of
+:class:`Observer`): the capacity outlook samples ``points`` times over ``horizon`` hours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from gymnasium import spaces
+
+from agents.planner import Planner
+from agents.service_provider import ServiceProviderAgent
+from envs.hint import positive_opportunity_hint
+from market.jobs import Job
+
+#: The entries of ``obs["job"]``.
+JOB_FIELDS = (
+    "offered",  # 1 if this provider is asked about the job now (Market-v0), else 0
+    "work",  # the provider's estimate of the job's runtime on one processor (hours)
+    "value",  # what the client pays if the job completes before its value decays (florins)
+    "decay",  # value lost per hour of delay once decay has started (florins per hour)
+    "penalty",  # the lowest value, paid when it completes late enough (florins; < 0: a penalty)
+    "decay_start",  # hours from now until the value starts to decay
+    "floor_time",  # hours from now until the value reaches the penalty bound
+    "deadline",  # hours from now until the job's deadline (0 without one)
+    "has_deadline",  # 1 if the job has a deadline
+)
+#: The entries of ``obs["provider"]``.
+PROVIDER_FIELDS = (
+    "time",  # the simulation time (hours)
+    "queue_length",  # admitted jobs waiting to start
+    "queue_work",  # processor-hours the waiting jobs need on their admitted shapes
+    "running",  # jobs running
+    "busy",  # processors held by running jobs
+    "plan_end",  # hours from now until the waiting jobs end in the latest plan (0: none wait)
+    "available",  # processors free to rent now
+    "capacity",  # processors in the pool (C)
+    "price",  # rent now (florins per processor-hour)
+    "sigma",  # sd of the pool's availability forecast error (processors; 0: certain)
+)
+_J = {name: i for i, name in enumerate(JOB_FIELDS)}
+_P = {name: i for i, name in enumerate(PROVIDER_FIELDS)}
+
+
+class AdmissionActions(spaces.Discrete):
+    """``Discrete(C + 2)`` whose :meth:`sample` draws, unless told otherwise, only actions the
+    current job allows (``allowed``, set by the environment at each step), so that
+    ``env.action_space.sample()`` is always a valid action; an invalid one is an error."""
+
+    def __init__(self, n: int, seed: int | None = None) -> None:
+        super().__init__(n, seed=seed)
+        self.allowed: np.ndarray | None = None
+
+    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None):
+        if mask is None and probability is None:
+            mask = self.allowed
+        return super().sample(mask=mask, probability=probability)
+
+
+def action_space(capacity: int) -> AdmissionActions:
+    """0: reject; ``n`` in 1..capacity: admit on ``n`` processors; capacity + 1: admit on the
+    scheduler's shape."""
+    return AdmissionActions(capacity + 2)
+
+
+def action_mask(job: Job | None, planner: Planner, capacity: int) -> np.ndarray:
+    """Which actions ``job`` allows (int8, 1 = allowed); only reject without a job."""
+    mask = np.zeros(capacity + 2, dtype=np.int8)
+    mask[0] = 1
+    if job is not None:
+        for n in job.shapes:
+            if n <= capacity:
+                mask[n] = 1
+        if any(n <= capacity for n in planner.scheduler.shapes(job)):
+            mask[capacity + 1] = 1
+    return mask
+
+
+@dataclass(frozen=True)
+class Observer:
+    """Builds one provider's observations.
+
+    Args:
+        capacity: the pool's capacity C.
+        hint: add PositiveOpportunity's per-shape computation (``hint_gain``, ``hint_valid``;
+            :mod:`envs.hint`), at the cost of its plans (one per shape, and one without).
+        horizon: hours the capacity outlook ``free`` covers.
+        points: how many times it samples (evenly, from now on).
+    """
+
+    capacity: int
+    hint: bool = False
+    horizon: float = 24.0
+    points: int = 12
+
+    def __post_init__(self) -> None:
+        if not (self.horizon > 0 and self.points >= 1 and self.capacity >= 1):
+            raise ValueError("horizon must be > 0, points >= 1 and the pool's capacity >= 1")
+
+    def space(self) -> spaces.Dict:
+        """The observation space (float32 boxes; see the module and the field lists)."""
+        c, inf = self.capacity, np.inf
+        box = {
+            "job": spaces.Box(-inf, inf, (len(JOB_FIELDS),), np.float32),
+            "shapes": spaces.Box(0.0, 1.0, (c,), np.float32),
+            "runtime": spaces.Box(0.0, inf, (c,), np.float32),
+            "profit_now": spaces.Box(-inf, inf, (c,), np.float32),
+            "provider": spaces.Box(0.0, inf, (len(PROVIDER_FIELDS),), np.float32),
+            "free": spaces.Box(0.0, inf, (self.points,), np.float32),
+        }
+        if self.hint:
+            box["hint_gain"] = spaces.Box(-inf, inf, (c,), np.float32)
+            box["hint_valid"] = spaces.Box(0.0, 1.0, (c,), np.float32)
+        return spaces.Dict(box)
+
+    def observe(
+        self, provider: ServiceProviderAgent, job: Job | None, now: float
+    ) -> tuple[dict[str, np.ndarray], int | None]:
+        """``provider``'s observation of ``job`` offered at ``now`` (job fields 0 without one),
+        and the action PositiveOpportunity takes (None unless ``hint``)."""
+        c = self.capacity
+        planner = provider.planner
+        ctx = planner.context(now)  # the context admission decides on (cached per instant)
+        queue = planner.queue
+        f32 = np.float32
+        po_action = None
+        obs: dict[str, np.ndarray] = {}
+        if job is None:
+            obs["job"] = np.zeros(len(JOB_FIELDS), f32)
+            obs["shapes"] = np.zeros(c, f32)
+            obs["runtime"] = np.zeros(c, f32)
+            obs["profit_now"] = np.zeros(c, f32)
+            if self.hint:
+                obs["hint_gain"] = np.zeros(c, f32)
+                obs["hint_valid"] = np.zeros(c, f32)
+        else:
+            u = job.utility
+            times = u.times
+            deadline = job.deadline
+            obs["job"] = np.array(
+                (
+                    1.0,
+                    job.predicted_runtime(1),
+                    u.max_value,
+                    u.decay_rate(max(now, times[0])),
+                    u.penalty_bound,
+                    max(times[0] - now, 0.0),
+                    max(times[-1] - now, 0.0),
+                    0.0 if deadline is None else deadline - now,
+                    0.0 if deadline is None else 1.0,
+                ),
+                f32,
+            )
+            shapes, runtime, profit = [0.0] * c, [0.0] * c, [0.0] * c
+            cost = ctx.price.cost
+            for n in job.shapes:
+                if n > c:
+                    break
+                rt = job.predicted_runtime(n)
+                shapes[n - 1] = 1.0
+                runtime[n - 1] = rt
+                profit[n - 1] = u(now + rt) - cost(n, now, now + rt)
+            obs["shapes"] = np.array(shapes, f32)
+            obs["runtime"] = np.array(runtime, f32)
+            obs["profit_now"] = np.array(profit, f32)
+            if self.hint:
+                po_action, gain, valid = positive_opportunity_hint(
+                    job, queue, ctx, planner.scheduler, c
+                )
+                obs["hint_gain"], obs["hint_valid"] = gain, valid
+        admitted = planner.shapes
+        work = 0.0
+        for queued in queue:
+            n = admitted.get(queued.id, 1)
+            work += n * queued.predicted_runtime(n)
+        plan = provider.last_plan
+        rp = provider.resource_provider
+        obs["provider"] = np.array(
+            (
+                now,
+                len(queue),
+                work,
+                provider.running,
+                provider.busy,
+                max(plan.end - now, 0.0) if queue and plan is not None else 0.0,
+                rp.available(),
+                rp.capacity,
+                ctx.price.at(now),
+                rp.uncertainty.sigma,
+            ),
+            f32,
+        )
+        free_at, step = ctx.capacity.free_at, self.horizon / self.points
+        obs["free"] = np.array([free_at(now + k * step) for k in range(self.points)], f32)
+        return obs, po_action
