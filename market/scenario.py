@@ -26,16 +26,13 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from market import limits
+from market.errors import ScenarioError
 from market.paths import PathError, set_path
 from market.pricing import PriceSchedule
 from market.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
 from market.site_spec import BatchSiteSpec
 from market.sweep_spec import SweepSpec
 from market.workloads import ProfitWorkload, Workload
-
-
-class ScenarioError(ValueError):
-    """A scenario that cannot be read or is not valid; the message is one line."""
 
 
 class PolicySpec(BaseModel):

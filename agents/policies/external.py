@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
 from agents.policies.registry import register_admission
+from market.errors import ScenarioError
 from market.jobs import Job
-from market.scenario import ScenarioError
 
 Decider = Callable[[Job, Sequence[Job], PlanContext, Scheduler], Decision]
 
