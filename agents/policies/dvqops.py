@@ -22,13 +22,13 @@ them in ``Decision.params`` (``oc_factor``, ``rollback_window``), so the run rec
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
 from agents.policies.deadline_schedule import Order
 from agents.policies.registry import register_admission
 from agents.policies.vqops import VQoPS, check_oc_factor
-from agents.policies.whatif import whatif_revenue
+from agents.policies.whatif import whatif_revenue, whatif_revenues
 from market.jobs import Job
 
 OC_FACTORS = (0.0, 0.05, 0.1, 0.2, 0.4)
@@ -53,6 +53,8 @@ class DVQoPS(Admission):
         max_window: hours between window changes, and the span they are judged on (64).
         initial_oc_factor, initial_window: before the first change (ours: 0 and max_window).
         k, order, append, favour_urgent: VQoPS's.
+        incremental: run the what-ifs of one choice together (:func:`.whatif.whatif_revenues`:
+            the same choices, in less time); False runs each on its own (the reference path).
     """
 
     def __init__(
@@ -66,6 +68,7 @@ class DVQoPS(Admission):
         order: Order = "edf",
         append: bool = True,
         favour_urgent: bool = True,
+        incremental: bool = True,
     ) -> None:
         if not oc_factors:
             raise ValueError("oc_factors must list at least one OC-Factor")
@@ -83,6 +86,7 @@ class DVQoPS(Admission):
         if not self.window > 0:
             raise ValueError(f"initial_window must be > 0 hours, got {initial_window}")
         self.vqops = VQoPS(initial_oc_factor, k, order, append, favour_urgent)
+        self.incremental = incremental
         self.history: list[Job] = []  # jobs offered, by arrival
         self._next_oc: float | None = None  # when the OC-Factor is next re-chosen
         self._next_window: float | None = None  # when the window is next re-chosen
@@ -131,6 +135,8 @@ class DVQoPS(Admission):
         self, now: float, window: float, capacity: int, scheduler: Scheduler
     ) -> float:
         """The candidate OC-Factor that earned most over the last ``window`` hours (Figure 4c)."""
+        if self.incremental:
+            return self._shared_choice(now, window, capacity, scheduler)
         earned = {
             oc: self.revenue(now - window, now, oc, capacity, scheduler) for oc in self.oc_factors
         }
@@ -141,6 +147,8 @@ class DVQoPS(Admission):
         (Figure 4b): for each ``w``, one replay of those hours in which the OC-Factor changes
         every ``w`` hours to the one the what-ifs over the ``w`` hours before picked (what
         DVQoPS with window ``w`` would have done)."""
+        if self.incremental:
+            return self._shared_window_choice(now, capacity, scheduler)
         start = now - self.max_window
         scores = {}
         for w in self.windows:
@@ -171,8 +179,83 @@ class DVQoPS(Admission):
 
         return whatif_revenue(jobs, capacity, decide, scheduler)
 
+    # -- the same choices, the what-ifs run together (incremental) -----------------------------
+    def _arrived(self, start: float, end: float) -> list[Job]:
+        return [j for j in self.history if start <= j.arrival < end]
+
+    def _whatifs(
+        self,
+        jobs: list[Job],
+        params: list[Callable[[float], float]],
+        ends: list[float],
+        capacity: int,
+        scheduler: Scheduler,
+    ) -> list[list[float]]:
+        vqops = self.vqops
+        return whatif_revenues(jobs, capacity, vqops.appraise, vqops.judge, scheduler, params, ends)
+
+    def _shared_choice(
+        self, now: float, window: float, capacity: int, scheduler: Scheduler
+    ) -> float:
+        """:meth:`choose_oc_factor` with its what-ifs run together."""
+        constants = [_constant(oc) for oc in self.oc_factors]
+        rows = self._whatifs(
+            self._arrived(now - window, now), constants, [now], capacity, scheduler
+        )
+        return self._best_oc([row[0] for row in rows])
+
+    def _best_oc(self, earned: list[float]) -> float:
+        return best_of(dict(zip(self.oc_factors, earned, strict=True)), self.oc_factor)
+
+    def _shared_window_choice(self, now: float, capacity: int, scheduler: Scheduler) -> float:
+        """:meth:`choose_window` with the what-ifs that start at the same time run together
+        (one pass gives every end), then the replays of every window together."""
+        start = now - self.max_window
+        points: dict[float, list[float]] = {}  # window -> its OC-Factor change times
+        ends: dict[float, set[float]] = {}  # what-if start -> its ends
+        for w in self.windows:
+            at, points[w] = start, []
+            while at < now:  # the same float arithmetic as choose_window
+                points[w].append(at)
+                ends.setdefault(at - w, set()).add(at)
+                at += w
+        constants = [_constant(oc) for oc in self.oc_factors]
+        earned: dict[tuple[float, float], list[float]] = {}  # (start, end) -> per OC-Factor
+        for begin, stops in ends.items():
+            stops = sorted(stops)
+            jobs = self._arrived(begin, stops[-1])
+            rows = self._whatifs(jobs, constants, stops, capacity, scheduler)
+            for k, stop in enumerate(stops):
+                earned[begin, stop] = [row[k] for row in rows]
+        replays = []
+        for w in self.windows:
+            changes = [
+                (
+                    at,
+                    best_of(
+                        dict(zip(self.oc_factors, earned[at - w, at], strict=True)), self.oc_factor
+                    ),
+                )
+                for at in points[w]
+            ]
+            replays.append(_steps(changes))
+        rows = self._whatifs(self._arrived(start, now), replays, [now], capacity, scheduler)
+        scores = {w: row[0] for w, row in zip(self.windows, rows, strict=True)}
+        return best_of(scores, self.window)
+
     def _forget(self, now: float) -> None:
         """Drop jobs too old for any what-if simulation."""
         horizon = now - self.max_window - max(self.windows)
         if self.history and self.history[0].arrival < horizon:
             self.history = [j for j in self.history if j.arrival >= horizon]
+
+
+def _constant(oc_factor: float) -> Callable[[float], float]:
+    return lambda _: oc_factor
+
+
+def _steps(changes: list[tuple[float, float]]) -> Callable[[float], float]:
+    """The OC-Factor of ``changes`` ((from, OC-Factor), by time) in force at a time (the first
+    before it)."""
+    times = [t for t, _ in changes]
+    return lambda t: changes[max(bisect_right(times, t) - 1, 0)][1]

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from agents.policies.base import Decision, Placement, PlanContext, Scheduler
 from market.capacity import CapacityProfile
 from market.jobs import Job
+from market.pricing import PriceSchedule
 
 Decide = Callable[[Job, Sequence[Job], PlanContext], Decision]
 
@@ -66,3 +67,133 @@ def whatif_revenue(
         queue = [p.job for p in pending]
     earned.extend(p.value for p in pending)
     return math.fsum(earned)
+
+
+Appraise = Callable[[Job, Sequence[Job], PlanContext], object]
+Judge = Callable[[object, float, PlanContext], Decision]
+
+
+class Market:
+    """One simulated market of :func:`whatif_revenues`: the same state and steps as
+    :func:`whatif_revenue`'s loop."""
+
+    __slots__ = ("earned", "pending", "pool", "queue", "shapes")
+
+    def __init__(self) -> None:
+        self.queue: list[Job] = []
+        self.pool: CapacityProfile | None = None
+        self.shapes: dict[int, int] = {}
+        self.pending: list[Placement] = []
+        self.earned: list[float] = []
+
+    def copy(self) -> Market:
+        clone = Market.__new__(Market)
+        clone.queue = self.queue.copy()
+        clone.pool = self.pool.copy()
+        clone.shapes = self.shapes.copy()
+        clone.pending = self.pending.copy()
+        clone.earned = self.earned.copy()
+        return clone
+
+    def advance(self, now: float, capacity: int) -> None:
+        """Start what the last plan starts by ``now``; the pool from ``now`` on."""
+        pending = self.pending
+        if pending and pending[0].start <= now:
+            started = [p for p in pending if p.start <= now]
+            reserve, earned = self.pool.reserve, self.earned
+            for p in started:
+                reserve(p.start, p.end - p.start, p.processors)
+                earned.append(p.value)
+            self.pending = pending = pending[len(started) :]  # by start: started come first
+            self.queue = [p.job for p in pending]
+        if self.pool is None:
+            self.pool = CapacityProfile(capacity, origin=now)
+        self.pool.trim(now)
+
+    def admit(self, job: Job, decision: Decision, scheduler: Scheduler, ctx: PlanContext) -> None:
+        """Queue ``job`` as ``decision`` says and re-plan (``ctx`` is on this market's pool and
+        shapes)."""
+        queue = self.queue
+        queue.append(job)
+        if decision.processors is not None:
+            self.shapes[job.id] = decision.processors
+        if decision.queue_order is not None:
+            position = {job_id: i for i, job_id in enumerate(decision.queue_order)}
+            queue.sort(key=lambda j: position[j.id])
+        placements = scheduler.plan(ctx, queue).placements
+        self.pending = sorted(placements, key=lambda p: p.start)
+        self.queue = [p.job for p in self.pending]
+
+    def revenue(self) -> float:
+        return math.fsum([*self.earned, *(p.value for p in self.pending)])
+
+
+def whatif_revenues(
+    jobs: Sequence[Job],
+    capacity: int,
+    appraise: Appraise,
+    judge: Judge,
+    scheduler: Scheduler,
+    params: Sequence[Callable[[float], float]],
+    ends: Sequence[float],
+    price: float = 0.0,
+) -> list[list[float]]:
+    """:func:`whatif_revenue` for several simulations of ``jobs`` at once: simulation ``i``
+    decides with ``judge(appraise(job, queue, ctx), params[i](arrival), ctx)``. Its revenue over
+    the jobs that arrived before each of ``ends`` (increasing) is ``result[i][k]``, the same
+    number :func:`whatif_revenue` returns on those jobs alone.
+
+    Work saved, same results: simulations whose decisions have all been the same so far share
+    one market and one appraisal per job (they part when their parameters judge a job
+    differently), and every end is read off one pass (the market after the jobs before an end
+    is the whole simulation of those jobs)."""
+    price_schedule = PriceSchedule.constant(price)  # built once, not per context
+    result = [[math.nan] * len(ends) for _ in params]
+    groups: list[tuple[Market, list[int]]] = [(Market(), list(range(len(params))))]
+    k = 0
+
+    def record(k: int) -> None:
+        for market, members in groups:
+            earned = market.revenue()
+            for i in members:
+                result[i][k] = earned
+
+    for job in jobs:
+        now = job.arrival
+        while k < len(ends) and now >= ends[k]:
+            record(k)
+            k += 1
+        parted: list[tuple[Market, list[int]]] = []
+        for market, members in groups:
+            market.advance(now, capacity)
+            ctx = PlanContext(now, market.pool, price_schedule, shapes=market.shapes)
+            appraisal = appraise(job, market.queue, ctx)
+            decisions: dict[float, Decision] = {}
+            outcomes: dict[object, tuple[Decision, list[int]]] = {}  # same outcome, same market
+            for i in members:
+                param = params[i](now)
+                decision = decisions.get(param)
+                if decision is None:
+                    decision = decisions[param] = judge(appraisal, param, ctx)
+                key = (decision.processors, decision.queue_order) if decision.accepted else None
+                if key in outcomes:
+                    outcomes[key][1].append(i)
+                else:
+                    outcomes[key] = (decision, [i])
+            rejected = outcomes.pop(None, None)
+            if rejected is not None:
+                parted.append((market, rejected[1]))
+            last = len(outcomes) - 1
+            for n, (decision, admitted) in enumerate(outcomes.values()):
+                if rejected is None and n == last:  # the market itself, untouched so far
+                    branch, branch_ctx = market, ctx
+                else:
+                    branch = market.copy()
+                    branch_ctx = PlanContext(now, branch.pool, price_schedule, shapes=branch.shapes)
+                branch.admit(job, decision, scheduler, branch_ctx)
+                parted.append((branch, admitted))
+        groups = parted
+    while k < len(ends):
+        record(k)
+        k += 1
+    return result
