@@ -115,40 +115,36 @@ class DVQoPS(Admission):
         decision.params = {"oc_factor": self.oc_factor, "rollback_window": self.window}
         return decision
 
-    # -- the what-if simulations -----------------------------------------------------------------
-    def revenue(
-        self, start: float, end: float, oc_factor: float, capacity: int, scheduler: Scheduler
-    ) -> float:
-        """What the jobs that arrived in ``[start, end)`` would have earned with ``oc_factor``."""
-        key = (start, end, oc_factor)
-        if key in self._memo:
-            return self._memo[key]
-        jobs = [j for j in self.history if start <= j.arrival < end]
-
-        def decide(job: Job, queue: Sequence[Job], ctx: PlanContext) -> Decision:
-            return self.vqops.decide_with(job, queue, ctx, oc_factor)
-
-        earned = self._memo[key] = whatif_revenue(jobs, capacity, decide, scheduler)
-        return earned
-
+    # -- the choices (Figure 4b, 4c) -----------------------------------------------------------
     def choose_oc_factor(
         self, now: float, window: float, capacity: int, scheduler: Scheduler
     ) -> float:
         """The candidate OC-Factor that earned most over the last ``window`` hours (Figure 4c)."""
-        if self.incremental:
-            return self._shared_choice(now, window, capacity, scheduler)
-        earned = {
-            oc: self.revenue(now - window, now, oc, capacity, scheduler) for oc in self.oc_factors
-        }
-        return best_of(earned, self.oc_factor)
+        return best_of(self.oc_scores(now, window, capacity, scheduler), self.oc_factor)
 
     def choose_window(self, now: float, capacity: int, scheduler: Scheduler) -> float:
         """The candidate window that would have earned most over the last ``max_window`` hours
         (Figure 4b): for each ``w``, one replay of those hours in which the OC-Factor changes
         every ``w`` hours to the one the what-ifs over the ``w`` hours before picked (what
         DVQoPS with window ``w`` would have done)."""
+        return best_of(self.window_scores(now, capacity, scheduler), self.window)
+
+    def oc_scores(
+        self, now: float, window: float, capacity: int, scheduler: Scheduler
+    ) -> dict[float, float]:
+        """What each candidate OC-Factor earned over the last ``window`` hours."""
         if self.incremental:
-            return self._shared_window_choice(now, capacity, scheduler)
+            jobs = self._arrived(now - window, now)
+            rows = self._whatifs(jobs, _constants(self.oc_factors), [now], capacity, scheduler)
+            return dict(zip(self.oc_factors, (row[0] for row in rows), strict=True))
+        return {
+            oc: self.revenue(now - window, now, oc, capacity, scheduler) for oc in self.oc_factors
+        }
+
+    def window_scores(self, now: float, capacity: int, scheduler: Scheduler) -> dict[float, float]:
+        """What each candidate window would have earned over the last ``max_window`` hours."""
+        if self.incremental:
+            return self._shared_window_scores(now, capacity, scheduler)
         start = now - self.max_window
         scores = {}
         for w in self.windows:
@@ -158,7 +154,23 @@ class DVQoPS(Admission):
                 changes.append((at, self.choose_oc_factor(at, w, capacity, scheduler)))
                 at += w
             scores[w] = self._replay(start, now, changes, capacity, scheduler)
-        return best_of(scores, self.window)
+        return scores
+
+    # -- the reference path: each what-if on its own ---------------------------------------------
+    def revenue(
+        self, start: float, end: float, oc_factor: float, capacity: int, scheduler: Scheduler
+    ) -> float:
+        """What the jobs that arrived in ``[start, end)`` would have earned with ``oc_factor``."""
+        key = (start, end, oc_factor)
+        if key in self._memo:
+            return self._memo[key]
+
+        def decide(job: Job, queue: Sequence[Job], ctx: PlanContext) -> Decision:
+            return self.vqops.decide_with(job, queue, ctx, oc_factor)
+
+        jobs = [j for j in self.history if start <= j.arrival < end]
+        earned = self._memo[key] = whatif_revenue(jobs, capacity, decide, scheduler)
+        return earned
 
     def _replay(
         self,
@@ -179,7 +191,7 @@ class DVQoPS(Admission):
 
         return whatif_revenue(jobs, capacity, decide, scheduler)
 
-    # -- the same choices, the what-ifs run together (incremental) -----------------------------
+    # -- the incremental path: the what-ifs of one choice run together ---------------------------
     def _arrived(self, start: float, end: float) -> list[Job]:
         return [j for j in self.history if start <= j.arrival < end]
 
@@ -194,54 +206,37 @@ class DVQoPS(Admission):
         vqops = self.vqops
         return whatif_revenues(jobs, capacity, vqops.appraise, vqops.judge, scheduler, params, ends)
 
-    def _shared_choice(
-        self, now: float, window: float, capacity: int, scheduler: Scheduler
-    ) -> float:
-        """:meth:`choose_oc_factor` with its what-ifs run together."""
-        constants = [_constant(oc) for oc in self.oc_factors]
-        rows = self._whatifs(
-            self._arrived(now - window, now), constants, [now], capacity, scheduler
-        )
-        return self._best_oc([row[0] for row in rows])
-
-    def _best_oc(self, earned: list[float]) -> float:
-        return best_of(dict(zip(self.oc_factors, earned, strict=True)), self.oc_factor)
-
-    def _shared_window_choice(self, now: float, capacity: int, scheduler: Scheduler) -> float:
-        """:meth:`choose_window` with the what-ifs that start at the same time run together
+    def _shared_window_scores(
+        self, now: float, capacity: int, scheduler: Scheduler
+    ) -> dict[float, float]:
+        """:meth:`window_scores` with the what-ifs that start at the same time run together
         (one pass gives every end), then the replays of every window together."""
         start = now - self.max_window
         points: dict[float, list[float]] = {}  # window -> its OC-Factor change times
         ends: dict[float, set[float]] = {}  # what-if start -> its ends
         for w in self.windows:
             at, points[w] = start, []
-            while at < now:  # the same float arithmetic as choose_window
+            while at < now:  # the same float arithmetic as the reference path
                 points[w].append(at)
                 ends.setdefault(at - w, set()).add(at)
                 at += w
-        constants = [_constant(oc) for oc in self.oc_factors]
-        earned: dict[tuple[float, float], list[float]] = {}  # (start, end) -> per OC-Factor
+        constants = _constants(self.oc_factors)
+        earned: dict[tuple[float, float], dict[float, float]] = {}  # (start, end) -> per OC
         for begin, stops in ends.items():
             stops = sorted(stops)
-            jobs = self._arrived(begin, stops[-1])
-            rows = self._whatifs(jobs, constants, stops, capacity, scheduler)
+            rows = self._whatifs(
+                self._arrived(begin, stops[-1]), constants, stops, capacity, scheduler
+            )
             for k, stop in enumerate(stops):
-                earned[begin, stop] = [row[k] for row in rows]
-        replays = []
-        for w in self.windows:
-            changes = [
-                (
-                    at,
-                    best_of(
-                        dict(zip(self.oc_factors, earned[at - w, at], strict=True)), self.oc_factor
-                    ),
+                earned[begin, stop] = dict(
+                    zip(self.oc_factors, (row[k] for row in rows), strict=True)
                 )
-                for at in points[w]
-            ]
-            replays.append(_steps(changes))
+        replays = [
+            _steps([(at, best_of(earned[at - w, at], self.oc_factor)) for at in points[w]])
+            for w in self.windows
+        ]
         rows = self._whatifs(self._arrived(start, now), replays, [now], capacity, scheduler)
-        scores = {w: row[0] for w, row in zip(self.windows, rows, strict=True)}
-        return best_of(scores, self.window)
+        return dict(zip(self.windows, (row[0] for row in rows), strict=True))
 
     def _forget(self, now: float) -> None:
         """Drop jobs too old for any what-if simulation."""
@@ -250,8 +245,9 @@ class DVQoPS(Admission):
             self.history = [j for j in self.history if j.arrival >= horizon]
 
 
-def _constant(oc_factor: float) -> Callable[[float], float]:
-    return lambda _: oc_factor
+def _constants(oc_factors: Sequence[float]) -> list[Callable[[float], float]]:
+    """Each OC-Factor as a function of time."""
+    return [lambda _, oc=oc: oc for oc in oc_factors]
 
 
 def _steps(changes: list[tuple[float, float]]) -> Callable[[float], float]:
