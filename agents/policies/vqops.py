@@ -51,6 +51,24 @@ def revenue(slots: Sequence[Slot]) -> float:
     return math.fsum(job.utility(end) for job, _, start, end in slots if start != math.inf)
 
 
+def revenues(candidates: list[list[Slot]], current: list[Slot]) -> tuple[list[float], float]:
+    """:func:`revenue` of each of ``candidates`` and of ``current``, the same numbers with
+    fewer price evaluations: a candidate's leading slots that are ``current``'s own (QoPS keeps
+    the current schedule's first jobs at an insertion point) reuse their values."""
+    inf = math.inf
+    if any(slot[2] == inf for slot in current):  # rare: a job that never fits; no reuse
+        return [revenue(slots) for slots in candidates], revenue(current)
+    known = [job.utility(end) for job, _, _, end in current]
+    out = []
+    for slots in candidates:
+        p, m = 0, min(len(slots), len(current))
+        while p < m and slots[p] is current[p]:
+            p += 1
+        rest = [job.utility(end) for job, _, start, end in slots[p:] if start != inf]
+        out.append(math.fsum([*known[:p], *rest]))
+    return out, math.fsum(known)
+
+
 def size_seconds(entry: Entry) -> float:
     """A job's size in processor-seconds (§4.2.1), on its estimated runtime."""
     _, n, runtime, _, _ = entry
@@ -110,9 +128,9 @@ class VQoPS(Admission):
                 candidates.append(urgent_first)
         if not candidates:
             return Appraisal(job, size_seconds(new), len(waiting), candidates, -1, math.nan)
-        values = [revenue(slots) for slots in candidates]
+        values, before = revenues(candidates, current.slots)
         best = max(range(len(values)), key=values.__getitem__)  # first of the best
-        gain = values[best] - revenue(current.slots)
+        gain = values[best] - before
         return Appraisal(job, size_seconds(new), len(waiting), candidates, best, gain)
 
     def judge(

@@ -74,17 +74,16 @@ Judge = Callable[[object, float, PlanContext], Decision]
 
 
 class Market:
-    """One simulated market of :func:`whatif_revenues`: the same state and steps as
-    :func:`whatif_revenue`'s loop."""
+    """One simulated market of :func:`whatif_revenues`: the state and steps of
+    :func:`whatif_revenue`'s loop but the revenue earned so far, which its simulations keep."""
 
-    __slots__ = ("earned", "pending", "pool", "queue", "shapes")
+    __slots__ = ("pending", "pool", "queue", "shapes")
 
     def __init__(self) -> None:
         self.queue: list[Job] = []
         self.pool: CapacityProfile | None = None
         self.shapes: dict[int, int] = {}
         self.pending: list[Placement] = []
-        self.earned: list[float] = []
 
     def copy(self) -> Market:
         clone = Market.__new__(Market)
@@ -92,23 +91,25 @@ class Market:
         clone.pool = self.pool.copy()
         clone.shapes = self.shapes.copy()
         clone.pending = self.pending.copy()
-        clone.earned = self.earned.copy()
         return clone
 
-    def advance(self, now: float, capacity: int) -> None:
-        """Start what the last plan starts by ``now``; the pool from ``now`` on."""
+    def advance(self, now: float, capacity: int) -> list[float]:
+        """Start what the last plan starts by ``now`` (their values are returned: earned); the
+        pool from ``now`` on."""
         pending = self.pending
+        earned = []
         if pending and pending[0].start <= now:
-            started = [p for p in pending if p.start <= now]
-            reserve, earned = self.pool.reserve, self.earned
+            started = [p for p in pending if p.start <= now]  # by start: they come first
+            reserve = self.pool.reserve
             for p in started:
                 reserve(p.start, p.end - p.start, p.processors)
                 earned.append(p.value)
-            self.pending = pending = pending[len(started) :]  # by start: started come first
+            self.pending = pending = pending[len(started) :]
             self.queue = [p.job for p in pending]
         if self.pool is None:
             self.pool = CapacityProfile(capacity, origin=now)
         self.pool.trim(now)
+        return earned
 
     def admit(self, job: Job, decision: Decision, scheduler: Scheduler, ctx: PlanContext) -> None:
         """Queue ``job`` as ``decision`` says and re-plan (``ctx`` is on this market's pool and
@@ -124,8 +125,12 @@ class Market:
         self.pending = sorted(placements, key=lambda p: p.start)
         self.queue = [p.job for p in self.pending]
 
-    def revenue(self) -> float:
-        return math.fsum([*self.earned, *(p.value for p in self.pending)])
+    def state(self) -> tuple:
+        """All that its future depends on: the plan of the waiting jobs (their shapes pinned
+        or not) and the pool (the queue is the plan's jobs in order)."""
+        shapes = self.shapes
+        plan = tuple((p.job.id, p.processors, p.start, shapes.get(p.job.id)) for p in self.pending)
+        return plan, tuple(self.pool.steps())
 
 
 def whatif_revenues(
@@ -143,29 +148,37 @@ def whatif_revenues(
     the jobs that arrived before each of ``ends`` (increasing) is ``result[i][k]``, the same
     number :func:`whatif_revenue` returns on those jobs alone.
 
-    Work saved, same results: simulations whose decisions have all been the same so far share
-    one market and one appraisal per job (they part when their parameters judge a job
-    differently), and every end is read off one pass (the market after the jobs before an end
-    is the whole simulation of those jobs)."""
+    Work saved, same results: simulations whose markets are the same share one market and one
+    appraisal per job; they part when their parameters judge a job differently, and join again
+    when their markets become the same (:meth:`Market.state`: the jobs one admitted and the
+    other did not have ended), each keeping what it earned. Every end is read off one pass (the
+    market after the jobs before an end is the whole simulation of those jobs)."""
     price_schedule = PriceSchedule.constant(price)  # built once, not per context
     result = [[math.nan] * len(ends) for _ in params]
+    earned: list[list[float]] = [[] for _ in params]
     groups: list[tuple[Market, list[int]]] = [(Market(), list(range(len(params))))]
     k = 0
 
     def record(k: int) -> None:
         for market, members in groups:
-            earned = market.revenue()
+            planned = [p.value for p in market.pending]
             for i in members:
-                result[i][k] = earned
+                result[i][k] = math.fsum([*earned[i], *planned])
 
     for job in jobs:
         now = job.arrival
         while k < len(ends) and now >= ends[k]:
             record(k)
             k += 1
+        for market, members in groups:
+            started = market.advance(now, capacity)
+            if started:
+                for i in members:
+                    earned[i].extend(started)
+        if len(groups) > 1:
+            groups = _join(groups)
         parted: list[tuple[Market, list[int]]] = []
         for market, members in groups:
-            market.advance(now, capacity)
             ctx = PlanContext(now, market.pool, price_schedule, shapes=market.shapes)
             appraisal = appraise(job, market.queue, ctx)
             decisions: dict[float, Decision] = {}
@@ -197,3 +210,15 @@ def whatif_revenues(
         record(k)
         k += 1
     return result
+
+
+def _join(groups: list[tuple[Market, list[int]]]) -> list[tuple[Market, list[int]]]:
+    """The groups whose markets are in the same :meth:`Market.state` as one."""
+    joined: dict[tuple, tuple[Market, list[int]]] = {}
+    for market, members in groups:
+        state = market.state()
+        if state in joined:
+            joined[state][1].extend(members)
+        else:
+            joined[state] = (market, members)
+    return list(joined.values()) if len(joined) < len(groups) else groups
