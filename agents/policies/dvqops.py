@@ -14,6 +14,12 @@ ties keep the current value (else the first candidate); the first OC-Factor is
 ``initial_oc_factor`` (0) and the first window ``initial_window`` (``max_window``); the first
 change comes one window after the first arrival.
 
+Speed, same choices (``incremental``, the default): the what-ifs of one choice run together
+(:func:`.whatif.whatif_revenues`): the candidate OC-Factors share one market until they judge a job
+differently; the window choice's what-ifs that start at the same time (windows 1, 2, 4, ... share
+change times) are one pass read at each end; the seven replays run together likewise.
+``incremental: false`` runs each what-if on its own (the reference the tests compare with).
+
 State: unlike the other policies, DVQoPS learns: it keeps the jobs offered in the last
 ``max_window + max(windows)`` hours and its current OC-Factor and window. Every decision carries
 them in ``Decision.params`` (``oc_factor``, ``rollback_window``), so the run records each change.

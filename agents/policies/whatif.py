@@ -10,6 +10,12 @@ planned starts and earn their price at their planned ends. Our choices: the pool
 window's start; jobs run for their *estimates* (the scheduler knows no more about a job that has
 not run; with exact estimates this is the run itself), so a plan stays valid until the next
 arrival and nothing else needs an event; the queue is kept in planned-start order (compression).
+
+:func:`whatif_revenue` runs one simulation; :func:`whatif_revenues` runs several of the same jobs
+together (DVQoPS's candidate OC-Factors, its window replays) and reads their revenue at several
+ends in one pass, with the same numbers: the decision is split into ``appraise`` (everything but
+the parameter, e.g. :meth:`VQoPS.appraise`) and ``judge`` (:meth:`VQoPS.judge`), which the live
+run calls in the same order.
 """
 
 from __future__ import annotations
