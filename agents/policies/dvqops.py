@@ -14,6 +14,12 @@ ties keep the current value (else the first candidate); the first OC-Factor is
 ``initial_oc_factor`` (0) and the first window ``initial_window`` (``max_window``); the first
 change comes one window after the first arrival.
 
+Speed, same choices (``incremental``, the default): the what-ifs of one choice run together
+(:func:`.whatif.whatif_revenues`): the candidate OC-Factors share one market until they judge a job
+differently; the window choice's what-ifs that start at the same time (windows 1, 2, 4, ... share
+change times) are one pass read at each end; the seven replays run together likewise.
+``incremental: false`` runs each what-if on its own (the reference the tests compare with).
+
 State: unlike the other policies, DVQoPS learns: it keeps the jobs offered in the last
 ``max_window + max(windows)`` hours and its current OC-Factor and window. Every decision carries
 them in ``Decision.params`` (``oc_factor``, ``rollback_window``), so the run records each change.
@@ -22,13 +28,13 @@ them in ``Decision.params`` (``oc_factor``, ``rollback_window``), so the run rec
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
 from agents.policies.deadline_schedule import Order
 from agents.policies.registry import register_admission
 from agents.policies.vqops import VQoPS, check_oc_factor
-from agents.policies.whatif import whatif_revenue
+from agents.policies.whatif import whatif_revenue, whatif_revenues
 from market.jobs import Job
 
 OC_FACTORS = (0.0, 0.05, 0.1, 0.2, 0.4)
@@ -53,6 +59,8 @@ class DVQoPS(Admission):
         max_window: hours between window changes, and the span they are judged on (64).
         initial_oc_factor, initial_window: before the first change (ours: 0 and max_window).
         k, order, append, favour_urgent: VQoPS's.
+        incremental: run the what-ifs of one choice together (:func:`.whatif.whatif_revenues`:
+            the same choices, in less time); False runs each on its own (the reference path).
     """
 
     def __init__(
@@ -66,6 +74,7 @@ class DVQoPS(Admission):
         order: Order = "edf",
         append: bool = True,
         favour_urgent: bool = True,
+        incremental: bool = True,
     ) -> None:
         if not oc_factors:
             raise ValueError("oc_factors must list at least one OC-Factor")
@@ -83,6 +92,7 @@ class DVQoPS(Admission):
         if not self.window > 0:
             raise ValueError(f"initial_window must be > 0 hours, got {initial_window}")
         self.vqops = VQoPS(initial_oc_factor, k, order, append, favour_urgent)
+        self.incremental = incremental
         self.history: list[Job] = []  # jobs offered, by arrival
         self._next_oc: float | None = None  # when the OC-Factor is next re-chosen
         self._next_window: float | None = None  # when the window is next re-chosen
@@ -111,36 +121,36 @@ class DVQoPS(Admission):
         decision.params = {"oc_factor": self.oc_factor, "rollback_window": self.window}
         return decision
 
-    # -- the what-if simulations -----------------------------------------------------------------
-    def revenue(
-        self, start: float, end: float, oc_factor: float, capacity: int, scheduler: Scheduler
-    ) -> float:
-        """What the jobs that arrived in ``[start, end)`` would have earned with ``oc_factor``."""
-        key = (start, end, oc_factor)
-        if key in self._memo:
-            return self._memo[key]
-        jobs = [j for j in self.history if start <= j.arrival < end]
-
-        def decide(job: Job, queue: Sequence[Job], ctx: PlanContext) -> Decision:
-            return self.vqops.decide_with(job, queue, ctx, oc_factor)
-
-        earned = self._memo[key] = whatif_revenue(jobs, capacity, decide, scheduler)
-        return earned
-
+    # -- the choices (Figure 4b, 4c) -----------------------------------------------------------
     def choose_oc_factor(
         self, now: float, window: float, capacity: int, scheduler: Scheduler
     ) -> float:
         """The candidate OC-Factor that earned most over the last ``window`` hours (Figure 4c)."""
-        earned = {
-            oc: self.revenue(now - window, now, oc, capacity, scheduler) for oc in self.oc_factors
-        }
-        return best_of(earned, self.oc_factor)
+        return best_of(self.oc_scores(now, window, capacity, scheduler), self.oc_factor)
 
     def choose_window(self, now: float, capacity: int, scheduler: Scheduler) -> float:
         """The candidate window that would have earned most over the last ``max_window`` hours
         (Figure 4b): for each ``w``, one replay of those hours in which the OC-Factor changes
         every ``w`` hours to the one the what-ifs over the ``w`` hours before picked (what
         DVQoPS with window ``w`` would have done)."""
+        return best_of(self.window_scores(now, capacity, scheduler), self.window)
+
+    def oc_scores(
+        self, now: float, window: float, capacity: int, scheduler: Scheduler
+    ) -> dict[float, float]:
+        """What each candidate OC-Factor earned over the last ``window`` hours."""
+        if self.incremental:
+            jobs = self._arrived(now - window, now)
+            rows = self._whatifs(jobs, _constants(self.oc_factors), [now], capacity, scheduler)
+            return dict(zip(self.oc_factors, (row[0] for row in rows), strict=True))
+        return {
+            oc: self.revenue(now - window, now, oc, capacity, scheduler) for oc in self.oc_factors
+        }
+
+    def window_scores(self, now: float, capacity: int, scheduler: Scheduler) -> dict[float, float]:
+        """What each candidate window would have earned over the last ``max_window`` hours."""
+        if self.incremental:
+            return self._shared_window_scores(now, capacity, scheduler)
         start = now - self.max_window
         scores = {}
         for w in self.windows:
@@ -150,7 +160,23 @@ class DVQoPS(Admission):
                 changes.append((at, self.choose_oc_factor(at, w, capacity, scheduler)))
                 at += w
             scores[w] = self._replay(start, now, changes, capacity, scheduler)
-        return best_of(scores, self.window)
+        return scores
+
+    # -- the reference path: each what-if on its own ---------------------------------------------
+    def revenue(
+        self, start: float, end: float, oc_factor: float, capacity: int, scheduler: Scheduler
+    ) -> float:
+        """What the jobs that arrived in ``[start, end)`` would have earned with ``oc_factor``."""
+        key = (start, end, oc_factor)
+        if key in self._memo:
+            return self._memo[key]
+
+        def decide(job: Job, queue: Sequence[Job], ctx: PlanContext) -> Decision:
+            return self.vqops.decide_with(job, queue, ctx, oc_factor)
+
+        jobs = [j for j in self.history if start <= j.arrival < end]
+        earned = self._memo[key] = whatif_revenue(jobs, capacity, decide, scheduler)
+        return earned
 
     def _replay(
         self,
@@ -171,8 +197,67 @@ class DVQoPS(Admission):
 
         return whatif_revenue(jobs, capacity, decide, scheduler)
 
+    # -- the incremental path: the what-ifs of one choice run together ---------------------------
+    def _arrived(self, start: float, end: float) -> list[Job]:
+        return [j for j in self.history if start <= j.arrival < end]
+
+    def _whatifs(
+        self,
+        jobs: list[Job],
+        params: list[Callable[[float], float]],
+        ends: list[float],
+        capacity: int,
+        scheduler: Scheduler,
+    ) -> list[list[float]]:
+        vqops = self.vqops
+        return whatif_revenues(jobs, capacity, vqops.appraise, vqops.judge, scheduler, params, ends)
+
+    def _shared_window_scores(
+        self, now: float, capacity: int, scheduler: Scheduler
+    ) -> dict[float, float]:
+        """:meth:`window_scores` with the what-ifs that start at the same time run together
+        (one pass gives every end), then the replays of every window together."""
+        start = now - self.max_window
+        points: dict[float, list[float]] = {}  # window -> its OC-Factor change times
+        ends: dict[float, set[float]] = {}  # what-if start -> its ends
+        for w in self.windows:
+            at, points[w] = start, []
+            while at < now:  # the same float arithmetic as the reference path
+                points[w].append(at)
+                ends.setdefault(at - w, set()).add(at)
+                at += w
+        constants = _constants(self.oc_factors)
+        earned: dict[tuple[float, float], dict[float, float]] = {}  # (start, end) -> per OC
+        for begin, stops in ends.items():
+            stops = sorted(stops)
+            rows = self._whatifs(
+                self._arrived(begin, stops[-1]), constants, stops, capacity, scheduler
+            )
+            for k, stop in enumerate(stops):
+                earned[begin, stop] = dict(
+                    zip(self.oc_factors, (row[k] for row in rows), strict=True)
+                )
+        replays = [
+            _steps([(at, best_of(earned[at - w, at], self.oc_factor)) for at in points[w]])
+            for w in self.windows
+        ]
+        rows = self._whatifs(self._arrived(start, now), replays, [now], capacity, scheduler)
+        return dict(zip(self.windows, (row[0] for row in rows), strict=True))
+
     def _forget(self, now: float) -> None:
         """Drop jobs too old for any what-if simulation."""
         horizon = now - self.max_window - max(self.windows)
         if self.history and self.history[0].arrival < horizon:
             self.history = [j for j in self.history if j.arrival >= horizon]
+
+
+def _constants(oc_factors: Sequence[float]) -> list[Callable[[float], float]]:
+    """Each OC-Factor as a function of time."""
+    return [lambda _, oc=oc: oc for oc in oc_factors]
+
+
+def _steps(changes: list[tuple[float, float]]) -> Callable[[float], float]:
+    """The OC-Factor of ``changes`` ((from, OC-Factor), by time) in force at a time (the first
+    before it)."""
+    times = [t for t, _ in changes]
+    return lambda t: changes[max(bisect_right(times, t) - 1, 0)][1]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
 from agents.policies.deadline_schedule import (
@@ -48,6 +49,24 @@ def check_oc_factor(value: float, name: str = "oc_factor") -> float:
 def revenue(slots: Sequence[Slot]) -> float:
     """What the placed jobs of ``slots`` would pay at their planned ends."""
     return math.fsum(job.utility(end) for job, _, start, end in slots if start != math.inf)
+
+
+def revenues(candidates: list[list[Slot]], current: list[Slot]) -> tuple[list[float], float]:
+    """:func:`revenue` of each of ``candidates`` and of ``current``, the same numbers with
+    fewer price evaluations: a candidate's leading slots that are ``current``'s own (QoPS keeps
+    the current schedule's first jobs at an insertion point) reuse their values."""
+    inf = math.inf
+    if any(slot[2] == inf for slot in current):  # rare: a job that never fits; no reuse
+        return [revenue(slots) for slots in candidates], revenue(current)
+    known = [job.utility(end) for job, _, _, end in current]
+    out = []
+    for slots in candidates:
+        p, m = 0, min(len(slots), len(current))
+        while p < m and slots[p] is current[p]:
+            p += 1
+        rest = [job.utility(end) for job, _, start, end in slots[p:] if start != inf]
+        out.append(math.fsum([*known[:p], *rest]))
+    return out, math.fsum(known)
 
 
 def size_seconds(entry: Entry) -> float:
@@ -88,7 +107,13 @@ class VQoPS(Admission):
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, oc_factor: float
     ) -> Decision:
         """The decision with ``oc_factor`` in place of this policy's own (what DVQoPS and its
-        what-if simulations call)."""
+        what-if simulations call): :meth:`appraise`, then :meth:`judge`."""
+        return self.judge(self.appraise(job, queue, ctx), oc_factor, ctx)
+
+    def appraise(self, job: Job, queue: Sequence[Job], ctx: PlanContext) -> Appraisal | Decision:
+        """Everything of the decision but the OC-Factor: the best feasible schedule and its
+        revenue gain (an :class:`Appraisal`), or the rejection of a job that can never fit or
+        meet its deadline (a :class:`Decision`, whatever the OC-Factor)."""
         key = self.qops.key
         new = entries((job,), key)[0]
         rejected = precheck(new, ctx)
@@ -101,23 +126,46 @@ class VQoPS(Admission):
             urgent_first = _urgent_first(new, current.entries, ctx)
             if urgent_first is not None:
                 candidates.append(urgent_first)
+        if not candidates:
+            return Appraisal(job, size_seconds(new), len(waiting), candidates, -1, math.nan)
+        values, before = revenues(candidates, current.slots)
+        best = max(range(len(values)), key=values.__getitem__)  # first of the best
+        gain = values[best] - before
+        return Appraisal(job, size_seconds(new), len(waiting), candidates, best, gain)
+
+    def judge(
+        self, appraisal: Appraisal | Decision, oc_factor: float, ctx: PlanContext
+    ) -> Decision:
+        """The decision on ``appraisal`` (from :meth:`appraise` on ``ctx``) at ``oc_factor``:
+        admit on the best schedule if its gain covers ``oc_factor`` x size."""
+        if isinstance(appraisal, Decision):
+            return appraisal
+        job, size, waiting, candidates, best, gain = appraisal
         params = {"oc_factor": oc_factor}
         if not candidates:
-            detail = self.qops.no_schedule(len(waiting))
+            detail = self.qops.no_schedule(waiting)
             return Decision(False, "deadline-miss", detail, params=params)
-        values = [revenue(slots) for slots in candidates]
-        best = max(range(len(values)), key=values.__getitem__)  # first of the best
-        gain = values[best] - revenue(current.slots)
-        cost = oc_factor * size_seconds(new)
+        cost = oc_factor * size
         if gain < cost:
             detail = (
                 f"revenue gain {gain:.6g} of the best of {len(candidates)} feasible schedule(s) "
-                f"is below the opportunity cost {oc_factor:g} x {size_seconds(new):.6g} "
+                f"is below the opportunity cost {oc_factor:g} x {size:.6g} "
                 f"processor-seconds = {cost:.6g}"
             )
             return Decision(False, "opportunity-cost", detail, gain=gain, params=params)
         why = f"schedule {best + 1} of {len(candidates)} gains {gain:.6g} >= {cost:.6g}"
         return accept(job, ctx, candidates[best], why, gain=gain, params=params)
+
+
+class Appraisal(NamedTuple):
+    """VQoPS's decision on a job up to the OC-Factor (:meth:`VQoPS.appraise`)."""
+
+    job: Job
+    size: float  # processor-seconds (:func:`size_seconds`)
+    waiting: int  # the jobs waiting when it was offered
+    candidates: list[list[Slot]]  # the feasible schedules (none: rejected at any OC-Factor)
+    best: int  # the index of the one earning most (-1 if none)
+    gain: float  # its revenue gain over the current schedule (nan if none)
 
 
 def _urgent_first(new: Entry, arranged: list[Entry], ctx: PlanContext) -> list[Slot] | None:

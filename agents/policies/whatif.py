@@ -10,6 +10,12 @@ planned starts and earn their price at their planned ends. Our choices: the pool
 window's start; jobs run for their *estimates* (the scheduler knows no more about a job that has
 not run; with exact estimates this is the run itself), so a plan stays valid until the next
 arrival and nothing else needs an event; the queue is kept in planned-start order (compression).
+
+:func:`whatif_revenue` runs one simulation; :func:`whatif_revenues` runs several of the same jobs
+together (DVQoPS's candidate OC-Factors, its window replays) and reads their revenue at several
+ends in one pass, with the same numbers: the decision is split into ``appraise`` (everything but
+the parameter, e.g. :meth:`VQoPS.appraise`) and ``judge`` (:meth:`VQoPS.judge`), which the live
+run calls in the same order.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from collections.abc import Callable, Sequence
 from agents.policies.base import Decision, Placement, PlanContext, Scheduler
 from market.capacity import CapacityProfile
 from market.jobs import Job
+from market.pricing import PriceSchedule
 
 Decide = Callable[[Job, Sequence[Job], PlanContext], Decision]
 
@@ -66,3 +73,158 @@ def whatif_revenue(
         queue = [p.job for p in pending]
     earned.extend(p.value for p in pending)
     return math.fsum(earned)
+
+
+Appraise = Callable[[Job, Sequence[Job], PlanContext], object]
+Judge = Callable[[object, float, PlanContext], Decision]
+
+
+class Market:
+    """One simulated market of :func:`whatif_revenues`: the state and steps of
+    :func:`whatif_revenue`'s loop but the revenue earned so far, which its simulations keep."""
+
+    __slots__ = ("pending", "pool", "queue", "shapes")
+
+    def __init__(self) -> None:
+        self.queue: list[Job] = []
+        self.pool: CapacityProfile | None = None
+        self.shapes: dict[int, int] = {}
+        self.pending: list[Placement] = []
+
+    def copy(self) -> Market:
+        clone = Market.__new__(Market)
+        clone.queue = self.queue.copy()
+        clone.pool = self.pool.copy()
+        clone.shapes = self.shapes.copy()
+        clone.pending = self.pending.copy()
+        return clone
+
+    def advance(self, now: float, capacity: int) -> list[float]:
+        """Start what the last plan starts by ``now`` (their values are returned: earned); the
+        pool from ``now`` on."""
+        pending = self.pending
+        earned = []
+        if pending and pending[0].start <= now:
+            started = [p for p in pending if p.start <= now]  # by start: they come first
+            reserve = self.pool.reserve
+            for p in started:
+                reserve(p.start, p.end - p.start, p.processors)
+                earned.append(p.value)
+            self.pending = pending = pending[len(started) :]
+            self.queue = [p.job for p in pending]
+        if self.pool is None:
+            self.pool = CapacityProfile(capacity, origin=now)
+        self.pool.trim(now)
+        return earned
+
+    def admit(self, job: Job, decision: Decision, scheduler: Scheduler, ctx: PlanContext) -> None:
+        """Queue ``job`` as ``decision`` says and re-plan (``ctx`` is on this market's pool and
+        shapes)."""
+        queue = self.queue
+        queue.append(job)
+        if decision.processors is not None:
+            self.shapes[job.id] = decision.processors
+        if decision.queue_order is not None:
+            position = {job_id: i for i, job_id in enumerate(decision.queue_order)}
+            queue.sort(key=lambda j: position[j.id])
+        placements = scheduler.plan(ctx, queue).placements
+        self.pending = sorted(placements, key=lambda p: p.start)
+        self.queue = [p.job for p in self.pending]
+
+    def state(self) -> tuple:
+        """All that its future depends on: the plan of the waiting jobs (their shapes pinned
+        or not) and the pool (the queue is the plan's jobs in order)."""
+        shapes = self.shapes
+        plan = tuple((p.job.id, p.processors, p.start, shapes.get(p.job.id)) for p in self.pending)
+        return plan, tuple(self.pool.steps())
+
+
+def whatif_revenues(
+    jobs: Sequence[Job],
+    capacity: int,
+    appraise: Appraise,
+    judge: Judge,
+    scheduler: Scheduler,
+    params: Sequence[Callable[[float], float]],
+    ends: Sequence[float],
+    price: float = 0.0,
+) -> list[list[float]]:
+    """:func:`whatif_revenue` for several simulations of ``jobs`` at once: simulation ``i``
+    decides with ``judge(appraise(job, queue, ctx), params[i](arrival), ctx)``. Its revenue over
+    the jobs that arrived before each of ``ends`` (increasing) is ``result[i][k]``, the same
+    number :func:`whatif_revenue` returns on those jobs alone.
+
+    Work saved, same results: simulations whose markets are the same share one market and one
+    appraisal per job; they part when their parameters judge a job differently, and join again
+    when their markets become the same (:meth:`Market.state`: the jobs one admitted and the
+    other did not have ended), each keeping what it earned. Every end is read off one pass (the
+    market after the jobs before an end is the whole simulation of those jobs)."""
+    price_schedule = PriceSchedule.constant(price)  # built once, not per context
+    result = [[math.nan] * len(ends) for _ in params]
+    earned: list[list[float]] = [[] for _ in params]
+    groups: list[tuple[Market, list[int]]] = [(Market(), list(range(len(params))))]
+    k = 0
+
+    def record(k: int) -> None:
+        for market, members in groups:
+            planned = [p.value for p in market.pending]
+            for i in members:
+                result[i][k] = math.fsum([*earned[i], *planned])
+
+    for job in jobs:
+        now = job.arrival
+        while k < len(ends) and now >= ends[k]:
+            record(k)
+            k += 1
+        for market, members in groups:
+            started = market.advance(now, capacity)
+            if started:
+                for i in members:
+                    earned[i].extend(started)
+        if len(groups) > 1:
+            groups = _join(groups)
+        parted: list[tuple[Market, list[int]]] = []
+        for market, members in groups:
+            ctx = PlanContext(now, market.pool, price_schedule, shapes=market.shapes)
+            appraisal = appraise(job, market.queue, ctx)
+            decisions: dict[float, Decision] = {}
+            outcomes: dict[object, tuple[Decision, list[int]]] = {}  # same outcome, same market
+            for i in members:
+                param = params[i](now)
+                decision = decisions.get(param)
+                if decision is None:
+                    decision = decisions[param] = judge(appraisal, param, ctx)
+                key = (decision.processors, decision.queue_order) if decision.accepted else None
+                if key in outcomes:
+                    outcomes[key][1].append(i)
+                else:
+                    outcomes[key] = (decision, [i])
+            rejected = outcomes.pop(None, None)
+            if rejected is not None:
+                parted.append((market, rejected[1]))
+            last = len(outcomes) - 1
+            for n, (decision, admitted) in enumerate(outcomes.values()):
+                if rejected is None and n == last:  # the market itself, untouched so far
+                    branch, branch_ctx = market, ctx
+                else:
+                    branch = market.copy()
+                    branch_ctx = PlanContext(now, branch.pool, price_schedule, shapes=branch.shapes)
+                branch.admit(job, decision, scheduler, branch_ctx)
+                parted.append((branch, admitted))
+        groups = parted
+    while k < len(ends):
+        record(k)
+        k += 1
+    return result
+
+
+def _join(groups: list[tuple[Market, list[int]]]) -> list[tuple[Market, list[int]]]:
+    """The groups whose markets are in the same :meth:`Market.state` as one."""
+    joined: dict[tuple, tuple[Market, list[int]]] = {}
+    for market, members in groups:
+        state = market.state()
+        if state in joined:
+            joined[state][1].extend(members)
+        else:
+            joined[state] = (market, members)
+    return list(joined.values()) if len(joined) < len(groups) else groups
