@@ -2,7 +2,7 @@
 paper's heuristics on held-out seeds (README, Learning environments).
 
     pip install -e '.[rl]'                      # Stable-Baselines3, sb3-contrib (and torch)
-    python examples/learn_admission.py          # ~10 minutes on 2 cores
+    python examples/learn_admission.py          # a few minutes on 2 cores
 
 Trains sb3-contrib's MaskablePPO (PPO that never samples an action the mask forbids) on
 ``gridmarket/Admission-v0`` (Popovici & Wilkes SC'05 Table 1: 200 jobs, 10 processors at 3
@@ -90,7 +90,7 @@ def evaluate(agent, seeds, hint: bool, scenario: str) -> tuple[np.ndarray, float
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", default="profit/default")
-    parser.add_argument("--timesteps", type=int, default=60_000, help="training steps (jobs)")
+    parser.add_argument("--timesteps", type=int, default=100_000, help="training steps (jobs)")
     parser.add_argument("--envs", type=int, default=4, help="training environments")
     parser.add_argument("--gamma", type=float, default=0.995)
     parser.add_argument("--train-seed", type=int, default=12345)
