@@ -31,6 +31,14 @@ from market.pricing import PriceSchedule
 Decide = Callable[[Job, Sequence[Job], PlanContext], Decision]
 
 
+def _start(pool: CapacityProfile, p: Placement) -> None:
+    """Take a started job's processors at its planned start, or, if an end a float rounding
+    apart from it was merged into a nearby breakpoint (market/capacity.py's EPS; jobs are started
+    in start order, not in the plan's order), at the breakpoint just after (the same reservation
+    as ``pool.reserve`` whenever that one succeeds: it used to raise CapacityError there)."""
+    pool.reserve_earliest(p.processors, p.end - p.start, p.start)
+
+
 def whatif_revenue(
     jobs: Sequence[Job],
     capacity: int,
@@ -51,7 +59,7 @@ def whatif_revenue(
             started = {p.job.id for p in pending if p.start <= now}
             for p in pending:
                 if p.job.id in started:
-                    pool.reserve(p.start, p.end - p.start, p.processors)
+                    _start(pool, p)
                     earned.append(p.value)
             pending = [p for p in pending if p.job.id not in started]
             queue = [p.job for p in pending]  # in planned-start order (compression)
@@ -106,9 +114,9 @@ class Market:
         earned = []
         if pending and pending[0].start <= now:
             started = [p for p in pending if p.start <= now]  # by start: they come first
-            reserve = self.pool.reserve
+            pool = self.pool
             for p in started:
-                reserve(p.start, p.end - p.start, p.processors)
+                _start(pool, p)
                 earned.append(p.value)
             self.pending = pending = pending[len(started) :]
             self.queue = [p.job for p in pending]
