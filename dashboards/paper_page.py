@@ -22,7 +22,7 @@ from dashboards.page_cli import page_parser, serve_page
 from dashboards.paper_session import ViewSession
 from dashboards.session import Line
 from dashboards.setup import Setup, SetupError
-from dashboards.views import display_stride
+from dashboards.views import display_stride, panel
 from market.scenario import Scenario, ScenarioError, parse_overrides
 from market.scenario_files import ScenarioFileError, resolve, shipped_dir
 from market.style import FALLBACK_COLOURS, policy_style
@@ -59,28 +59,7 @@ def figure(title: str, columns: tuple[str, ...] = ("",), height: int = 300) -> d
         "annotations": [],
     }
     for m, name in enumerate(columns):
-        suffix = "" if m == 0 else str(m + 1)
-        start = m * (width + gap)
-        layout[f"xaxis{suffix}"] = {
-            "domain": [start, start + width],
-            "anchor": f"y{suffix}",
-            "title": {"text": "simulated time (h)"},
-            "rangemode": "tozero",
-        }
-        layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}"}
-        if name:
-            layout["annotations"].append(
-                {
-                    "text": name,
-                    "xref": "paper",
-                    "yref": "paper",
-                    "x": start,
-                    "y": 1.0,
-                    "xanchor": "left",
-                    "yanchor": "bottom",
-                    "showarrow": False,
-                }
-            )
+        panel(layout, m, width, gap, name or None)
     return {"data": [], "layout": layout}
 
 

@@ -149,32 +149,39 @@ def timeseries_figure(
                     "hovertemplate": f"%{{y:{fmt}}}",
                 }
             )
-        start = m * (width + gap)
-        layout[f"xaxis{suffix}"] = {
-            "domain": [start, start + width],
-            "anchor": f"y{suffix}",
-            "title": {"text": "simulated time (h)"},
-            "rangemode": "tozero",
-        }
-        layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}"}
+        panel(layout, m, width, gap, f"<b>{title}</b>" if columns > 1 else None)
         if fmt in (".0%", ".0f"):  # shares: fixed ticks; amounts: Plotly's own
             layout[f"yaxis{suffix}"]["tickformat"] = fmt
-        if columns > 1:
-            layout["annotations"].append(
-                {
-                    "text": f"<b>{title}</b>",
-                    "xref": "paper",
-                    "yref": "paper",
-                    "x": start,
-                    "y": 1.0,
-                    "xanchor": "left",
-                    "yanchor": "bottom",
-                    "showarrow": False,
-                }
-            )
-        else:
+        if columns == 1:
             layout["title"] = {"text": f"<b>{title}</b>", "x": 0.01, "y": 0.97}
     return {"data": data, "layout": layout}
+
+
+def panel(layout: dict[str, Any], m: int, width: float, gap: float, title: str | None) -> None:
+    """Add the ``m``-th of side-by-side panels (axes over simulated time, and its ``title``
+    above it if any) to a figure ``layout`` that has an ``annotations`` list."""
+    suffix = "" if m == 0 else str(m + 1)
+    start = m * (width + gap)
+    layout[f"xaxis{suffix}"] = {
+        "domain": [start, start + width],
+        "anchor": f"y{suffix}",
+        "title": {"text": "simulated time (h)"},
+        "rangemode": "tozero",
+    }
+    layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}"}
+    if title:
+        layout["annotations"].append(
+            {
+                "text": title,
+                "xref": "paper",
+                "yref": "paper",
+                "x": start,
+                "y": 1.0,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "showarrow": False,
+            }
+        )
 
 
 def extend_payload(
