@@ -106,16 +106,20 @@ class ClientAgent(mesa.Agent):
         """No more jobs to submit."""
         return self._next is None
 
-    def _advance(self) -> None:
-        self._next = next(self._stream, None)
-        if self._next is not None:
-            self.model.clock.at(max(self._next.arrival, self.model.time), self._on_arrive)
+    def _advance(self, now: float | None = None) -> None:
+        """Take the next job of the stream and schedule its arrival (not before ``now``)."""
+        upcoming = self._next = next(self._stream, None)
+        if upcoming is not None:
+            if now is None:
+                now = self.model.time
+            at = upcoming.arrival
+            self.model.clock.at(at if at > now else now, self._on_arrive)
 
     def _arrive(self) -> None:
-        job = self._next
-        self._advance()
+        job, now = self._next, self.model.time
+        self._advance(now)
         self.submitted += 1
-        self.model.note_arrival(job)
+        self.model.note_arrival(job, now)
         if self.offer(job) is not None:
             self.placed += 1
         if self._next is None:  # the market can only have finished once this client has
@@ -124,10 +128,12 @@ class ClientAgent(mesa.Agent):
     def offer(self, job: Job) -> ServiceProviderAgent | None:
         """Offer ``job`` by the offer rule; returns the provider that took it, if any."""
         providers = self.providers
-        if not all(getattr(p, "open", True) for p in providers):
-            providers = [p for p in providers if getattr(p, "open", True)]
-            if not providers:
-                return None
+        for p in providers:
+            if not getattr(p, "open", True):  # (a provider that enters later: not yet)
+                providers = [p for p in providers if getattr(p, "open", True)]
+                if not providers:
+                    return None
+                break
         if self.offer_rule == "best_surplus":
             return self._shop(job, providers)
         if self.offer_rule == "random":

@@ -85,7 +85,7 @@ class _Recorder(Scheduler):
         it leaves the plan as it is), if admission built one."""
         n = decision.processors
         for queue, pinned, plan in self.plans:
-            if list(queue) != jobs:  # (jobs compare by identity)
+            if len(queue) != len(jobs) or list(queue) != jobs:  # (jobs compare by identity)
                 continue
             if pinned:
                 if pinned == {job.id: n}:
@@ -93,7 +93,11 @@ class _Recorder(Scheduler):
                 continue
             # Unpinned: the shape the plan gave the job (searched from the end, where a job
             # added last usually is), or None, which the decision then does not pin either.
-            placed = next((p.processors for p in reversed(plan.placements) if p.job is job), None)
+            placed = None
+            for p in reversed(plan.placements):
+                if p.job is job:
+                    placed = p.processors
+                    break
             if placed == n:
                 return plan
         return None
@@ -120,27 +124,27 @@ class Planner:
         self.reused = 0  # plans followed as admission made them (not planned again)
         self._ranks = RankMemo() if reuse else None
         self._recorder = _Recorder(scheduler)
-        self._context: tuple[tuple[float, int], PlanContext] | None = None
-        # The plan admission made with the last job quoted: (job id, key, plan); with the last
-        # job admitted: (key, the queue then, plan).
-        self._quoted: tuple[int, tuple[float, int], Plan] | None = None
-        self._admitted: tuple[tuple[float, int], list[Job], Plan] | None = None
+        # Keyed by the instant and the pool's version: the context, (now, version, context);
+        # the plan admission made with the last job quoted, (job id, now, version, plan); with
+        # the last job admitted, (now, version, the queue then, plan).
+        self._context: tuple[float, int, PlanContext] | None = None
+        self._quoted: tuple[int, float, int, Plan] | None = None
+        self._admitted: tuple[float, int, list[Job], Plan] | None = None
 
     def context(self, now: float) -> PlanContext:
         """What the provider knows at ``now``: the capacity to plan on (the pool's free
         processors, or under uncertainty the forecast's profile at the risk level), the price,
         the forecast and the admitted shapes."""
-        key = (now, self.pool.version)
-        if self.reuse and self._context is not None and self._context[0] == key:
-            return self._context[1]
-        pool = self.pool
+        pool, cached = self.pool, self._context
+        if cached is not None and cached[0] == now and cached[1] == pool.version and self.reuse:
+            return cached[2]
         if pool.varies:
             forecast = pool.forecast(now)
             capacity = forecast.profile(self.risk)
         else:  # every plan is certain: plan on the pool, as a risk-aware provider would too
             forecast, capacity = None, pool.free_profile(now)
         ctx = PlanContext(now, capacity, pool.price, forecast, self.risk, self.shapes, self._ranks)
-        self._context = (key, ctx)
+        self._context = (now, pool.version, ctx)
         return ctx
 
     def quote(self, job: Job, now: float) -> Decision:
@@ -150,14 +154,14 @@ class Planner:
         recorder.ctx, recorder.plans = ctx, []
         decision = self.admission.decide(job, self.queue, ctx, recorder)
         self._quoted = None
-        if decision.accepted and self.reuse and self.risk is None:
+        if decision.accepted and recorder.plans and self.reuse and self.risk is None:
             jobs = [*self.queue, job]
             if decision.queue_order is not None:
                 by_id = {j.id: j for j in jobs}
                 jobs = [by_id[i] for i in decision.queue_order if i in by_id]
             plan = recorder.made_with(job, decision, jobs)
             if plan is not None:
-                self._quoted = (job.id, (now, self.pool.version), plan)
+                self._quoted = (job.id, now, self.pool.version, plan)
         recorder.ctx, recorder.plans = None, []
         return decision
 
@@ -173,18 +177,24 @@ class Planner:
                 raise ValueError("the decision's queue order is not the queue's")
             self.queue.sort(key=lambda j: position[j.id])
         quoted, self._quoted, self._admitted = self._quoted, None, None
-        if quoted is not None and quoted[0] == job.id and quoted[1] == (now, self.pool.version):
-            self._admitted = (quoted[1], self.queue.copy(), quoted[2])
+        if quoted is not None:
+            job_id, at, version, plan = quoted
+            if job_id == job.id and at == now and version == self.pool.version:
+                self._admitted = (now, version, self.queue.copy(), plan)
 
     def plan(self, now: float) -> Plan:
         """The plan to follow now: the one admission made with the last job admitted if
         nothing changed since, else the scheduler's plan within the risk (§3.3, §3.5)."""
-        admitted, self._admitted = self._admitted, None
+        admitted = self._admitted
         if admitted is not None:
-            key, queue, plan = admitted
-            if key == (now, self.pool.version) and queue == self.queue:  # (jobs: by identity)
+            self._admitted = None
+            at, version, queue, plan = admitted
+            # (the queue compares job by job, by identity)
+            if at == now and version == self.pool.version and queue == self.queue:
                 self.reused += 1
                 return plan
+        if self.risk is None:  # (plan_within_risk's plan then, without the call)
+            return self.scheduler.plan(self.context(now), self.queue)
         return plan_within_risk(self.scheduler, self.context(now), self.queue)
 
     def started(self, job: Job) -> None:

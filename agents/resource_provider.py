@@ -158,12 +158,20 @@ class ResourceProviderAgent(mesa.Agent):
         return self._ends.profile(now)
 
     def rent(
-        self, tenant: str, processors: int, until: float, job: int | None = None
+        self,
+        tenant: str,
+        processors: int,
+        until: float,
+        job: int | None = None,
+        now: float | None = None,
     ) -> Lease | None:
-        """Lease ``processors`` from now until about ``until``; None if not that many are free."""
+        """Lease ``processors`` from now (``now``: the model's time, if the caller has it) until
+        about ``until``; None if not that many are free."""
         if processors > self.available():
             return None
-        lease = Lease(self._next_lease, tenant, job, processors, self.model.time, until)
+        if now is None:
+            now = self.model.time
+        lease = Lease(self._next_lease, tenant, job, processors, now, until)
         if self.utilization_premium:
             lease.factor = self.price_factor()
         self._next_lease += 1
@@ -183,13 +191,15 @@ class ResourceProviderAgent(mesa.Agent):
         if self.utilization_premium:
             self.price = self.schedule.scaled(self.price_factor())
 
-    def release(self, lease: Lease) -> float:
-        """End ``lease`` now; the tenant pays rent for the time it held the processors."""
+    def release(self, lease: Lease, now: float | None = None) -> float:
+        """End ``lease`` now (``now``: the model's time, if the caller has it); the tenant pays
+        rent for the time it held the processors."""
         del self.leases[lease.id]
         self._ends.add(lease.until, -lease.processors)
         self.in_use -= lease.processors
         self.version += 1
-        now = self.model.time
+        if now is None:
+            now = self.model.time
         self.rented_hours += lease.processors * (now - lease.start)
         if self.utilization_premium:
             self._post_price()

@@ -120,6 +120,7 @@ class ServiceProviderAgent(mesa.Agent):
             for pool in pools[1:]
         ]
         self.planner = self.planners[0]
+        self.planners_are_one = len(self.planners) == 1
         self.pricing = pricing if pricing is not None else UtilityPricing()
         self.open = True  # takes quotes (see market.model: a provider may enter later)
         self.reshape = reshape
@@ -165,7 +166,14 @@ class ServiceProviderAgent(mesa.Agent):
     @property
     def idle(self) -> bool:
         """Nothing queued and nothing running."""
-        return not self.running and not any(planner.queue for planner in self.planners)
+        return not self.running and not self.waiting
+
+    @property
+    def waiting(self) -> bool:
+        """Whether admitted jobs wait to start (on any pool)."""
+        if self.planners_are_one:
+            return bool(self.planner.queue)
+        return any(planner.queue for planner in self.planners)
 
     # -- what a client sees --------------------------------------------------------------------
     def quote(self, job: Job) -> Decision:
@@ -173,18 +181,21 @@ class ServiceProviderAgent(mesa.Agent):
         decision and its terms are recorded whatever the client does."""
         now = self.model.time
         decision, pool = self.planner.quote(job, now), 0
-        for i, planner in enumerate(self.planners[1:], start=1):
-            other = planner.quote(job, now)
-            if other.accepted and (not decision.accepted or _merit(other) > _merit(decision)):
-                decision, pool = other, i
+        if not self.planners_are_one:
+            for i, planner in enumerate(self.planners[1:], start=1):
+                other = planner.quote(job, now)
+                if other.accepted and (not decision.accepted or _merit(other) > _merit(decision)):
+                    decision, pool = other, i
         record = self.records[job.id] = JobRecord(job, decision, pool=pool)
         if decision.accepted:
             pricing, planner = self.pricing, self.planners[pool]
-            wins = [self.records[i].committed for i in self.quoted_ids] if pricing.window else ()
+            wins = ()
+            if pricing.window:
+                wins = [self.records[i].committed for i in self.quoted_ids]
+                self.quoted_ids.append(job.id)
             sure = planner.risk is None or not planner.pool.varies
             record.quote = pricing.quote(job, decision, wins, 1.0 if sure else 1.0 - planner.risk)
             self.quoted += 1
-            self.quoted_ids.append(job.id)
         return decision
 
     def terms(self, job: Job) -> PriceQuote | None:
@@ -212,11 +223,12 @@ class ServiceProviderAgent(mesa.Agent):
             if record.quote.markup == record.quote.markup:  # (not NaN)
                 self.won_markup += record.quote.markup
                 self.won_markups += 1
-        self.planners[record.pool].admit(job, record.decision, self.model.time)
-        need = self.least_need(job)
+        now = self.model.time
+        self.planners[record.pool].admit(job, record.decision, now)
+        need = job.shapes[0] if self.reshape else self.least_need(job)
         if need > self.pools[record.pool].most_available:
             self.model.note_never_runs(self, job, need)
-        self._request_dispatch()
+        self._request_dispatch(now)
 
     def least_need(self, job: Job) -> int:
         """The fewest processors ``job`` can start on here: its narrowest shape if it may be
@@ -229,14 +241,15 @@ class ServiceProviderAgent(mesa.Agent):
 
     def capacity_changed(self) -> None:
         """The resource provider's availability changed: run the scheduler again (§3.3)."""
-        if any(planner.queue for planner in self.planners):
+        if self.waiting:
             self._request_dispatch()
 
     # -- the scheduler run ---------------------------------------------------------------------
-    def _request_dispatch(self) -> None:
-        """Run the scheduler once, after everything else that happens at this instant."""
+    def _request_dispatch(self, now: float | None = None) -> None:
+        """Run the scheduler once, after everything else that happens at this instant (``now``,
+        if the caller has it)."""
         if self._dispatch_event is None:
-            self._dispatch_event = self.model.clock.at_end_of_instant(self._on_dispatch)
+            self._dispatch_event = self.model.clock.at_end_of_instant(self._on_dispatch, now)
 
     def _wake(self) -> None:
         self._wake_event = None
@@ -247,11 +260,11 @@ class ServiceProviderAgent(mesa.Agent):
         several pools: each pool's plan in turn, until the earliest next start of them)."""
         self._dispatch_event = None
         now = self.model.time
-        if len(self.planners) == 1:
-            plan = self._dispatch_pool(self.planner, self.pools[0], now)
+        if self.planners_are_one:
+            plan = self._dispatch_pool(self.planner, self.resource_provider, now)
             if plan is not None:
                 self.last_plan = plan
-            self._set_wake(plan.next_start(now) if plan is not None else None)
+            self._set_wake(plan.next_start(now) if plan is not None else None, now)
             return
         plans = [
             plan
@@ -260,7 +273,7 @@ class ServiceProviderAgent(mesa.Agent):
         ]
         self.last_plan = Plan(now, [p for plan in plans for p in plan.placements])
         self._set_wake(
-            min((w for p in plans if (w := p.next_start(now)) is not None), default=None)
+            min((w for p in plans if (w := p.next_start(now)) is not None), default=None), now
         )
 
     def _dispatch_pool(
@@ -271,22 +284,25 @@ class ServiceProviderAgent(mesa.Agent):
             return None
         plan = planner.plan(now)
         for placement in plan.due(now):
-            if self.start(placement, pool):
+            if self.start(placement, pool, now):
                 planner.started(placement.job)
         if planner.scheduler.compresses:
             planner.compress(plan)
         if planner.risk is not None:  # processors free now carry no risk (§3.5)
-            while (early := planner.early_start(now)) is not None and self.start(early, pool):
+            while (early := planner.early_start(now)) is not None and self.start(early, pool, now):
                 planner.started(early.job)
         return plan
 
-    def _set_wake(self, at: float | None) -> None:
-        """Wake at ``at`` (on the clock's grid; None: no wake-up), moving any earlier one."""
+    def _set_wake(self, at: float | None, now: float | None = None) -> None:
+        """Wake at ``at`` (on the clock's grid; None: no wake-up), moving any earlier one;
+        ``now`` is the model's time, if the caller has it."""
         if at is not None:
+            if now is None:
+                now = self.model.time
             wake = self.model.clock.snap(at)
             # Never rounded back to now, where the start is not yet due (waking now would plan
             # the same and wake now again, for ever).
-            at = wake if wake > self.model.time else at
+            at = wake if wake > now else at
         if self._wake_event is not None:
             if self._wake_event.time == at:
                 return
@@ -295,19 +311,26 @@ class ServiceProviderAgent(mesa.Agent):
         if at is not None:
             self._wake_event = self.model.clock.at(at, self._on_wake)
 
-    def start(self, placement: Placement, pool: ResourceProviderAgent | None = None) -> bool:
+    def start(
+        self,
+        placement: Placement,
+        pool: ResourceProviderAgent | None = None,
+        now: float | None = None,
+    ) -> bool:
         """Rent processors for ``placement`` (from ``pool``, the first by default) and run its
-        job; False if too few are free (then it waits for the next run), unless ``reshape``
-        narrows it to the widest shape that fits."""
+        job now (``now``: the model's time, if the caller has it); False if too few are free
+        (then it waits for the next run), unless ``reshape`` narrows it to the widest shape that
+        fits."""
         job, n = placement.job, placement.processors
-        now = self.model.time
+        if now is None:
+            now = self.model.time
         rp, snap = pool or self.resource_provider, self.model.clock.snap
-        lease = rp.rent(self.name, n, snap(now + job.predicted_runtime(n)), job.id)
+        lease = rp.rent(self.name, n, snap(now + job.predicted_runtime(n)), job.id, now)
         if lease is None and self.reshape:
             fits = [m for m in job.shapes if m <= rp.available()]
             if fits:
                 n = fits[-1]
-                lease = rp.rent(self.name, n, snap(now + job.predicted_runtime(n)), job.id)
+                lease = rp.rent(self.name, n, snap(now + job.predicted_runtime(n)), job.id, now)
                 self.reshaped += 1
         if lease is None:
             return False
@@ -321,10 +344,10 @@ class ServiceProviderAgent(mesa.Agent):
     def complete(self, job_ids: list[int]) -> None:
         """These jobs end now: each gives its processors back and is paid for; then the
         scheduler runs (§3.3)."""
-        now = self.model.time
+        now, ledger = self.model.time, self.model.ledger
         for job_id in job_ids:
             record = self.records[job_id]
-            record.rent = self.pools[record.pool].release(record.lease)
+            record.rent = self.pools[record.pool].release(record.lease, now)
             record.lease = None
             record.end = now
             quote = record.quote
@@ -334,13 +357,13 @@ class ServiceProviderAgent(mesa.Agent):
                 record.paid = quote.payment(record.job, now)
                 self.client_surplus += record.job.utility(now) - record.paid
             client = record.job.client or "client"
-            self.model.ledger.settle(now, client, self.name, record.paid, job_id)
+            ledger.settle(now, client, self.name, record.paid, job_id)
             self.busy -= record.processors
             self.running -= 1
         self.model.note_progress()
-        if any(planner.queue for planner in self.planners):  # (else nothing to start, no wake-up)
-            self._request_dispatch()
-        if len(self.pools) == 1:
+        if self.waiting:  # (else nothing to start, no wake-up)
+            self._request_dispatch(now)
+        if self.planners_are_one:
             self.resource_provider.freed(self)  # other tenants may now start their jobs
         else:
             for i in sorted({self.records[job_id].pool for job_id in job_ids}):

@@ -61,6 +61,7 @@ class Clock:
         self.fast = fast
         self.ticks_per_hour = ticks_per_hour
         self.at_once = 0  # end-of-instant work done at once instead of in an event
+        self._event_list = getattr(model, "_event_list", None)
 
     def snap(self, time: float) -> float:
         """``time`` on the tick grid (``round(time x ticks) / ticks``), or as it is without
@@ -74,28 +75,43 @@ class Clock:
         which costs; agents keep their handlers as attributes, see :func:`handler`)."""
         return self.model.schedule_event(callback, at=time, priority=priority)
 
-    def instant_is_over(self) -> bool:
-        """Whether nothing else is scheduled at the current instant (every scheduled event is
-        later). It looks at the top of Mesa's event heap (ordered by time first), because
-        ``EventList.peek_ahead`` scans the whole heap; a canceled event on top counts as "not
-        over", and so does everything when the clock is not ``fast`` (scheduling is always
-        right)."""
-        if not self.fast:
+    def instant_is_over(self, now: float | None = None) -> bool:
+        """Whether nothing else is scheduled at the current instant (``now``, the model's time,
+        if the caller has it): every scheduled event is later. It looks at the top of Mesa's
+        event heap (ordered by time first), because ``EventList.peek_ahead`` scans the whole
+        heap; a canceled event on top counts as "not over", and so does everything when the
+        clock is not ``fast`` (scheduling is always right)."""
+        events = self._events()
+        if events is None:
             return False
-        try:
-            events = self.model._event_list._events
-        except AttributeError:  # Mesa keeps its events otherwise: "not over" is always right
-            return False
-        return not events or (events[0].time > self.model.time and not events[0].CANCELED)
+        if not events:
+            return True
+        top = events[0]
+        return top.time > (self.model.time if now is None else now) and not top._canceled
 
-    def at_end_of_instant(self, callback: Callable[[], Any]) -> Event | None:
-        """Run ``callback`` after everything else scheduled at this instant: at once if nothing
-        else is (returns None), else in a low-priority event at this instant (returned)."""
-        if self.instant_is_over():
+    def _events(self) -> list | None:
+        """Mesa's event heap (None when not ``fast``, or where Mesa keeps its events otherwise:
+        "not over" is then always right)."""
+        if not self.fast:
+            return None
+        try:
+            return self._event_list._events  # (compact() may replace the list: read it each time)
+        except AttributeError:
+            return None
+
+    def at_end_of_instant(
+        self, callback: Callable[[], Any], now: float | None = None
+    ) -> Event | None:
+        """Run ``callback`` after everything else scheduled at this instant (``now``, the
+        model's time, if the caller has it): at once if nothing else is (returns None), else in
+        a low-priority event at this instant (returned)."""
+        if now is None:
+            now = self.model.time
+        if self.instant_is_over(now):
             self.at_once += 1
             callback()
             return None
-        return self.model.schedule_event(callback, at=self.model.time, priority=Priority.LOW)
+        return self.model.schedule_event(callback, at=now, priority=Priority.LOW)
 
     def next_event_time(self) -> float | None:
         """When the next event is due, or None if nothing is scheduled."""

@@ -83,9 +83,9 @@ def market_table(model: GridMarket) -> pd.DataFrame:
             "rent": sp.rent_paid, "profit": profit,
             "market_share_pct": _pct(getattr(sp, "accepted", 0), placed),
         })  # fmt: skip
-    surplus_total = 0.0
+    surplus_total, money = 0.0, _client_money(model)
     for client in model.clients.values():
-        paid, surplus = _client_money(model, client.name)
+        paid, surplus = money.get(client.name, (0.0, 0.0))
         surplus_total += surplus
         rows.append({
             "kind": "client", "name": client.name, "submitted": client.submitted,
@@ -137,18 +137,16 @@ def market_figures(model: GridMarket) -> dict[str, float]:
     }
 
 
-def _client_money(model: GridMarket, client: str) -> tuple[float, float]:
-    """What ``client`` paid (net of penalties received) and its surplus, over its completed
+def _client_money(model: GridMarket) -> dict[str, tuple[float, float]]:
+    """What each client paid (net of penalties received) and its surplus, over its completed
     jobs at every provider."""
-    paid, surplus = [], []
+    paid: dict[str, list[float]] = {}
+    surplus: dict[str, list[float]] = {}
     for sp in model.service_providers.values():
         for record in sp.records.values():
-            if (
-                record.end is None
-                or record.paid is None
-                or (record.job.client or "client") != client
-            ):
+            if record.end is None or record.paid is None:
                 continue
-            paid.append(record.paid)
-            surplus.append(record.job.utility(record.end) - record.paid)
-    return math.fsum(paid), math.fsum(surplus)
+            client = record.job.client or "client"
+            paid.setdefault(client, []).append(record.paid)
+            surplus.setdefault(client, []).append(record.job.utility(record.end) - record.paid)
+    return {c: (math.fsum(paid[c]), math.fsum(surplus[c])) for c in paid}

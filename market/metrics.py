@@ -34,6 +34,7 @@ from market.fulfilment import deadline_summary
 from market.market_metrics import market_reporters, provider_market
 from market.value_metrics import adaptive_reporters, class_acceptance
 from market.windows import rented_hours, window_rate
+from market.windows import spans as window_spans
 
 if TYPE_CHECKING:
     from agents.service_provider import ServiceProviderAgent
@@ -82,7 +83,7 @@ def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, A
     committed = sum(r.committed for r in records)
 
     lo, hi = model.first_arrival, model.last_arrival
-    spans = [(r.processors, r.start, r.end, r.paid) for r in records]
+    spans = window_spans([(r.processors, r.start, r.end, r.paid) for r in records])
     rented = rented_hours(spans, lo, hi, now)
     rentable = _capacity(sp) * (hi - lo) if hi > lo else 0.0
 

@@ -151,9 +151,12 @@ class GridMarket(mesa.Model):
         return clients
 
     # -- called by agents ----------------------------------------------------------------------
-    def note_arrival(self, job) -> None:
-        """A client submitted ``job`` now (the arrival phase is the utilization window)."""
-        now = self.last_progress = self.time
+    def note_arrival(self, job, now: float | None = None) -> None:
+        """A client submitted ``job`` now (``now``, the model's time, if the caller has it; the
+        arrival phase is the utilization window)."""
+        if now is None:
+            now = self.time
+        self.last_progress = now
         self.arrivals += 1
         if now < self.first_arrival:
             self.first_arrival = now

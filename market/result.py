@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from agents.site_builder import site_rows
@@ -82,37 +83,53 @@ def _timeseries(model: GridMarket) -> pd.DataFrame:
     return frame.sort_values(["time", "provider"], kind="stable").reset_index(drop=True)
 
 
+_FLOAT_COLUMNS = frozenset({
+    "arrival", "work", "planned_processors", "planned_start", "planned_end", "expected_value",
+    "expected_profit", "processors", "start", "end", "paid", "rent", "profit", "oc_factor",
+    "rollback_window", "price", "promised_end", "quote_markup", "surplus",
+})  # fmt: skip
+
+
 def _jobs(sps) -> pd.DataFrame:
+    """The per-job table, built column by column (a float column straight into numpy, None as
+    NaN: a tenth of the time pandas takes to infer the types of rows)."""
     rows = []
     for sp in sps:
-        for r in sp.records.values():
-            job, d = r.job, r.decision
-            rows.append((
-                sp.name, job.id, job.swf_job, job.client, job.kind, job.arrival, job.work,
-                job.max_shape, d.accepted, r.committed, d.reason, d.detail, d.processors, d.start,
-                d.end, d.expected_value, d.expected_profit, r.processors, r.start, r.end, r.paid,
-                r.rent, r.profit, *_params(d), *_market(sp, r),
-            ))  # fmt: skip
-    frame = pd.DataFrame(rows, columns=JOB_COLUMNS)
-    float_cols = [
-        "planned_processors", "planned_start", "planned_end", "expected_value",
-        "expected_profit", "processors", "start", "end", "paid", "rent", "profit", "oc_factor",
-        "rollback_window", "price", "promised_end", "quote_markup", "surplus",
-    ]  # fmt: skip
-    return frame.astype({"swf_job": "Int64", **{c: "float64" for c in float_cols}})
+        name, pools = sp.name, _pool_names(sp)
+        rows += [_row(name, pools, r) for r in sp.records.values()]
+    if not rows:
+        frame = pd.DataFrame(columns=JOB_COLUMNS)
+        return frame.astype({"swf_job": "Int64", **{c: "float64" for c in _FLOAT_COLUMNS}})
+    columns = {}
+    for name, values in zip(JOB_COLUMNS, zip(*rows, strict=True), strict=True):
+        if name in _FLOAT_COLUMNS:
+            columns[name] = np.array(values, dtype=np.float64)
+        elif name == "swf_job":
+            columns[name] = pd.array(values, dtype="Int64")
+        else:
+            columns[name] = list(values)
+    return pd.DataFrame(columns)
 
 
-def _params(decision) -> tuple[float | None, float | None]:
-    """The OC-Factor and rollback window a value-aware policy decided with (VQoPS, DVQoPS)."""
-    params = decision.params or {}
-    return params.get("oc_factor"), params.get("rollback_window")
-
-
-def _market(sp, record) -> tuple:
-    """The pool, quoted price, promised end, markup and client surplus of a job record."""
+def _pool_names(sp) -> list[str]:
     pools = getattr(sp, "pools", None) or [sp.resource_provider]
-    quote = getattr(record, "quote", None)
-    pool = pools[getattr(record, "pool", 0)].name
-    if quote is None:
-        return pool, None, None, None, record.surplus
-    return pool, quote.price, quote.promised, quote.markup, record.surplus
+    return [pool.name for pool in pools]
+
+
+def _row(provider: str, pools: list[str], r) -> tuple:
+    """One row of the per-job table: the job, its decision (with the OC-Factor and rollback
+    window a value-aware policy decided with), what happened, and its market terms."""
+    job, d = r.job, r.decision
+    params = d.params or {}
+    quote = getattr(r, "quote", None)
+    price = promised = markup = None
+    if quote is not None:
+        price, promised, markup = quote.price, quote.promised, quote.markup
+    profit = r.paid - r.rent if r.paid is not None and r.rent is not None else None
+    return (
+        provider, job.id, job.swf_job, job.client, job.kind, job.arrival, job.work, job.max_shape,
+        d.accepted, r.committed, d.reason, d.detail, d.processors, d.start, d.end,
+        d.expected_value, d.expected_profit, r.processors, r.start, r.end, r.paid, r.rent, profit,
+        params.get("oc_factor"), params.get("rollback_window"), pools[getattr(r, "pool", 0)],
+        price, promised, markup, r.surplus,
+    )  # fmt: skip

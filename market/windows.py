@@ -25,41 +25,54 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+import numpy as np
+
 from market.pricing import PriceSchedule
 
 Span = tuple[int, float | None, float | None, float | None]
 
 
-def rented_hours(jobs: Iterable[Span], lo: float, hi: float, now: float) -> float:
+def spans(jobs: Iterable[Span]) -> np.ndarray:
+    """The jobs as an ``(n, 4)`` float array (None: NaN), which the functions below also take."""
+    if isinstance(jobs, np.ndarray):
+        return jobs
+    return np.array(list(jobs), dtype=np.float64).reshape(-1, 4)
+
+
+def _held(jobs: np.ndarray, lo: float, hi: float, now: float):
+    """Per started job: its processors, and when it held them inside ``[lo, hi]`` (from, to)."""
+    started = jobs[~np.isnan(jobs[:, 1])]
+    end = started[:, 2]
+    stop = np.where(np.isnan(end), now, end)
+    return started, np.maximum(started[:, 1], lo), np.minimum(stop, hi)
+
+
+def rented_hours(jobs: Iterable[Span] | np.ndarray, lo: float, hi: float, now: float) -> float:
     """Processor-hours held during ``[lo, hi]``."""
-    total = 0.0
-    for processors, start, end, _ in jobs:
-        if start is not None:
-            stop = end if end is not None else now
-            total += processors * max(0.0, min(stop, hi) - max(start, lo))
-    return total
+    started, a, b = _held(spans(jobs), lo, hi, now)
+    return math.fsum((started[:, 0] * np.maximum(0.0, b - a)).tolist())
 
 
 def window_profit(
-    jobs: Iterable[Span], price: PriceSchedule, lo: float, hi: float, now: float
+    jobs: Iterable[Span] | np.ndarray, price: PriceSchedule, lo: float, hi: float, now: float
 ) -> float:
     """Payments of the jobs completed in ``[lo, hi]`` minus the rent of the processor-hours held
     in it (at the price of each instant)."""
-    paid, rent = [], []
-    for processors, start, end, value in jobs:
-        if start is None:
-            continue
-        stop = end if end is not None else now
-        a, b = max(start, lo), min(stop, hi)
-        if b > a:
-            rent.append(price.cost(processors, a, b))
-        if end is not None and lo <= end <= hi and value is not None:
-            paid.append(value)
-    return math.fsum(paid) - math.fsum(rent)
+    started, a, b = _held(spans(jobs), lo, hi, now)
+    held = b > a
+    processors, a, b = started[held, 0], a[held], b[held]
+    if len(price.prices) == 1:  # (the same products as PriceSchedule.cost's)
+        rent = (price.prices[0] * processors * (b - a)).tolist()
+    else:
+        held = zip(processors.tolist(), a.tolist(), b.tolist(), strict=True)
+        rent = [price.cost(n, x, y) for n, x, y in held]
+    end, value = started[:, 2], started[:, 3]
+    paid = value[(lo <= end) & (end <= hi) & ~np.isnan(value)]  # (NaN compares False)
+    return math.fsum(paid.tolist()) - math.fsum(rent)
 
 
 def window_rate(
-    jobs: Iterable[Span], price: PriceSchedule, lo: float, hi: float, now: float
+    jobs: Iterable[Span] | np.ndarray, price: PriceSchedule, lo: float, hi: float, now: float
 ) -> float:
     """:func:`window_profit` per hour of ``[lo, hi]`` (NaN for an empty window)."""
     return window_profit(jobs, price, lo, hi, now) / (hi - lo) if hi > lo else math.nan
