@@ -1,8 +1,10 @@
 """The ``gridmarket`` command.
 
 ``gridmarket run SCENARIO [--seed N] [--set key=value ...] [--format table|json|csv]
-[--jobs-out FILE]`` runs a scenario (each of its variants, on the same seed) and prints one
-record per service provider with its policies and every summary metric.
+[--jobs-out FILE] [--market-out FILE]`` runs a scenario (each of its variants, on the same seed)
+and prints one record per service provider with its policies and every summary metric; the table
+format adds the market table where the run is a market (:mod:`market.outputs`), and
+``--market-out`` writes it (``RunResult.market`` of every variant) as CSV, Parquet or JSON.
 
 ``gridmarket sweep SCENARIO [--workers N] [--scheduler tcp://HOST:PORT|local] [--out DIR]
 [--resume] [--set key=value ...]`` runs the scenario's sweep (:mod:`market.sweep`) on local
@@ -42,9 +44,9 @@ from market.export import ExportError, export_schedules
 from market.formatting import cell
 from market.limits import MAX_SEED
 from market.model import GridMarket, MarketStalled
-from market.outputs import for_display, table_columns
 from market.qbets import QbetsError
 from market.report import ReportError, make_report
+from market.run_tables import print_run_tables
 from market.scenario import ScenarioError, load, parse_overrides
 from market.sweep import SweepPlan
 from market.swf import SwfError
@@ -84,6 +86,11 @@ def _parser() -> argparse.ArgumentParser:
         choices=["table", "swf", "evalys"],
         help="--jobs-out as the per-job table (default; .swf: swf), an SWF trace of each "
         "schedule, or Batsim/evalys jobs.csv (see market/export.py)",
+    )
+    run.add_argument(
+        "--market-out",
+        metavar="FILE",
+        help="write the market table: a row per agent and the market (.csv, .parquet, .json)",
     )
 
     sweep = commands.add_parser("sweep", help="run a scenario's sweep, saving every run")
@@ -166,12 +173,15 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     out = sys.stdout if out is None else out
     jobs_out = Path(args.jobs_out) if args.jobs_out else None
     jobs_format = _jobs_format(jobs_out, args.jobs_format)
+    market_out = Path(args.market_out) if args.market_out else None
+    if market_out is not None and market_out.suffix.lower() not in (".csv", ".parquet", ".json"):
+        raise UsageError(f"--market-out: {market_out} must end in .csv, .parquet or .json")
     in_range("--seed", args.seed, 0, MAX_SEED)
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
     variants = scenario.expand(args.scenario)  # validates every variant before anything runs
-    summaries, jobs, runs = [], [], []
+    summaries, jobs, runs, markets = [], [], [], []
     for label, variant in variants:
         try:
             result = GridMarket(variant, seed=args.seed).run()
@@ -180,17 +190,20 @@ def run_command(args: argparse.Namespace, out=None) -> int:
             raise MarketStalled(f"{where}: {exc}") from None
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
+        markets.append(result.market.assign(variant=label, seed=result.seed))
         runs.append((label, variant, result))
     summary = pd.concat(summaries, ignore_index=True)
     if summary["urgent_accepted_pct"].notna().any():  # a priced workload: VQoPS's gain
         summary = with_revenue_gain(summary, ["seed", "provider"])
     summary = summary[["variant", "seed", *[c for c in summary if c not in ("variant", "seed")]]]
+    market = pd.concat(markets, ignore_index=True)
+    market = market[["variant", "seed", *[c for c in market if c not in ("variant", "seed")]]]
     if args.format == "json":
         out.write(json.dumps(json_records(summary), indent=2) + "\n")
     elif args.format == "csv":
         summary.to_csv(out, index=False)
     else:
-        _print_table(summary, scenario.name, out)
+        print_run_tables(summary, market, scenario.name, out)  # market/run_tables.py
         if "varq_jobs" in summary:
             qbets_cli.print_varq(summary, out)
     if jobs_out is not None:  # after the summary: a failed write loses nothing printed
@@ -201,7 +214,10 @@ def run_command(args: argparse.Namespace, out=None) -> int:
             except ExportError as exc:
                 raise UsageError(f"--jobs-out: {exc}") from None
         else:
-            _write_jobs(pd.concat(jobs, ignore_index=True), jobs_out)
+            _write_frame(pd.concat(jobs, ignore_index=True), jobs_out, "--jobs-out")
+    if market_out is not None:
+        out.flush()
+        _write_frame(market, market_out, "--market-out")
     return 0
 
 
@@ -369,34 +385,21 @@ def _jobs_format(path: Path | None, chosen: str | None) -> str:
     return fmt
 
 
-def _write_jobs(frame: pd.DataFrame, path: Path) -> None:
+def _write_frame(frame: pd.DataFrame, path: Path, option: str) -> None:
+    """``frame`` as Parquet, JSON (records, every float exact) or CSV, by ``path``'s suffix."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if path.suffix == ".parquet":
+        if path.suffix.lower() == ".parquet":
             frame.to_parquet(path, index=False)
+        elif path.suffix.lower() == ".json":
+            path.write_text(json.dumps(json_records(frame), indent=2) + "\n", encoding="utf-8")
         else:
             frame.to_csv(path, index=False)
     except OSError as exc:
-        raise UsageError(f"--jobs-out: cannot write {path} ({exc.strerror})") from None
+        raise UsageError(f"{option}: cannot write {path} ({exc.strerror})") from None
     except ValueError as exc:  # e.g. pyarrow's ArrowInvalid
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UsageError(f"--jobs-out: cannot write {path} ({reason})") from None
-
-
-def _print_table(summary: pd.DataFrame, title: str, out) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"{title} (seed {summary['seed'].iloc[0]})")
-    columns = table_columns(summary)  # what fits this run (market/outputs.py)
-    summary = for_display(summary)
-    for column, label in columns.items():
-        numeric = pd.api.types.is_numeric_dtype(summary[column])
-        table.add_column(label, justify="right" if numeric else "left")
-    for row in summary.itertuples(index=False):
-        table.add_row(*(cell(getattr(row, column)) for column in columns))
-    width = None if getattr(out, "isatty", lambda: False)() else 200
-    Console(file=out, width=width).print(table)
+        raise UsageError(f"{option}: cannot write {path} ({reason})") from None
 
 
 def main(argv: list[str] | None = None) -> int:

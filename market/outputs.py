@@ -23,6 +23,16 @@ admission policy acted on it. ``accept_all`` admits whatever the prediction, so 
 predictions can sum to almost zero and the share explodes (-4,224.7 % in one run); its cell is
 ``-``, as are cells where the prediction is <= 0. The data (``--format csv/json``, sweeps) keep
 the raw value.
+
+The **market table** (``RunResult.market``, :mod:`market.market_metrics`) follows the run table
+where its rows say more than the provider rows: some run has more than one agent of a kind
+(service providers, clients or resource providers) or a service provider prices other than by
+``utility``. One service provider, client and pool with the papers' contract (the client pays
+its utility) leave it nothing new: no surplus, the pool's revenue is the provider's rent. Its
+columns are those with a non-zero number in some row, one flow of money each: ``revenue`` what
+clients paid the service providers, ``rent`` what these paid the resource providers (a resource
+provider's ``revenue`` in the data, shown as the rent it received), so the market row reads
+welfare = surplus + profit + rent with each share beside it.
 """
 
 from __future__ import annotations
@@ -57,6 +67,15 @@ CLASSES = {
     "revenue_gain_pct": "gain %",
 }
 MARKET = {"market_share_pct": "share %", "mean_markup": "markup", "win_rate": "win rate"}
+MARKET_TABLE = {
+    "kind": "kind", "name": "name", "revenue": "revenue", "rent": "rent", "profit": "profit",
+    "market_share_pct": "share %", "submitted": "submitted", "placed": "placed",
+    "declined": "declined", "rejected": "rejected", "paid": "paid", "surplus": "surplus",
+    "utilization": "util %", "welfare": "welfare", "surplus_share_pct": "surplus %",
+    "profit_share_pct": "profit %", "rent_share_pct": "rent %",
+}  # fmt: skip
+#: Market table columns that count jobs (printed without decimals).
+MARKET_COUNTS = ("submitted", "placed", "declined", "rejected")
 #: Admission policies that admit whatever their prediction says (no realised %).
 PREDICTION_BLIND = ("accept_all",)
 
@@ -133,3 +152,38 @@ def for_display(summary: pd.DataFrame) -> pd.DataFrame:
         return summary
     shown = realised_shown(summary)
     return summary.assign(realised_pct=summary["realised_pct"].where(shown))
+
+
+def market_shown(summary: pd.DataFrame, market: pd.DataFrame | None) -> bool:
+    """Whether the market table follows the run table (see the module docstring); ``market``
+    holds the market rows of every variant (a ``variant`` column where there are several)."""
+    if market is None or market.empty:
+        return False
+    runs = market.groupby("variant", sort=False) if "variant" in market else [(None, market)]
+    several = any(rows["kind"].value_counts().gt(1).any() for _, rows in runs)
+    priced = "pricing" in summary and summary["pricing"].dropna().ne("utility").any()
+    return bool(several or priced)
+
+
+def market_columns(market: pd.DataFrame) -> dict[str, str]:
+    """The columns of the market table, ``{column: header}``: the variant where there are
+    several, kind and name, and every figure that is a non-zero number in some row."""
+    several = "variant" in market and market["variant"].nunique() > 1
+    columns = {"variant": "variant"} if several else {}
+    nonzero = lambda s: s.fillna(0.0) != 0  # noqa: E731
+    for column, header in MARKET_TABLE.items():
+        if column in ("kind", "name") or _any(market, column, nonzero):
+            columns[column] = header
+    return columns
+
+
+def market_for_display(market: pd.DataFrame) -> pd.DataFrame:
+    """``market`` as the table shows it: kinds in words, the market row named ``all``, and the
+    rent the resource providers received (their ``revenue``) in the rent column."""
+    received = market["kind"].isin(["resource_provider", "market"])
+    return market.assign(
+        kind=market["kind"].str.replace("_", " "),
+        name=market["name"].where(market["kind"] != "market", "all"),
+        rent=market["rent"].where(~received, market["revenue"]),
+        revenue=market["revenue"].where(~received),
+    )
