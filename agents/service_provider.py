@@ -75,6 +75,8 @@ class JobRecord:
         """The client's surplus: its utility at completion minus what it paid."""
         if self.paid is None or self.end is None:
             return None
+        if self.quote is None or self.quote.price is None:  # it paid its utility at completion
+            return 0.0
         return self.job.utility(self.end) - self.paid
 
     @property

@@ -69,8 +69,9 @@ def provider_market(model: GridMarket, sp: Any) -> dict[str, Any]:
     }
 
 
-def market_table(model: GridMarket) -> pd.DataFrame:
-    """One row per service provider, client and resource provider, and one for the market."""
+def market_table(model: GridMarket, jobs: pd.DataFrame) -> pd.DataFrame:
+    """One row per service provider, client and resource provider, and one for the market
+    (``jobs``: the run's per-job table, :attr:`market.result.RunResult.jobs`)."""
     ledger, now = model.ledger, model.time if model.end_time is None else model.end_time
     placed = placed_jobs(model)
     rows: list[dict[str, Any]] = []
@@ -83,7 +84,7 @@ def market_table(model: GridMarket) -> pd.DataFrame:
             "rent": sp.rent_paid, "profit": profit,
             "market_share_pct": _pct(getattr(sp, "accepted", 0), placed),
         })  # fmt: skip
-    surplus_total, money = 0.0, _client_money(model)
+    surplus_total, money = 0.0, _client_money(jobs)
     for client in model.clients.values():
         paid, surplus = money.get(client.name, (0.0, 0.0))
         surplus_total += surplus
@@ -137,16 +138,12 @@ def market_figures(model: GridMarket) -> dict[str, float]:
     }
 
 
-def _client_money(model: GridMarket) -> dict[str, tuple[float, float]]:
+def _client_money(jobs: pd.DataFrame) -> dict[str, tuple[float, float]]:
     """What each client paid (net of penalties received) and its surplus, over its completed
-    jobs at every provider."""
-    paid: dict[str, list[float]] = {}
-    surplus: dict[str, list[float]] = {}
-    for sp in model.service_providers.values():
-        for record in sp.records.values():
-            if record.end is None or record.paid is None:
-                continue
-            client = record.job.client or "client"
-            paid.setdefault(client, []).append(record.paid)
-            surplus.setdefault(client, []).append(record.job.utility(record.end) - record.paid)
-    return {c: (math.fsum(paid[c]), math.fsum(surplus[c])) for c in paid}
+    jobs at every provider (the per-job table's ``paid`` and ``surplus``)."""
+    done = jobs[jobs["end"].notna() & jobs["paid"].notna()]
+    clients = done["client"].fillna("client").replace("", "client")
+    return {
+        client: (math.fsum(group["paid"].tolist()), math.fsum(group["surplus"].tolist()))
+        for client, group in done.groupby(clients, sort=False)
+    }

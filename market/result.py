@@ -18,6 +18,7 @@ The per-job table's market columns: ``pool`` (the resource provider the job was 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -60,16 +61,17 @@ class RunResult:
         sites = site_rows(model)  # batch sites and VARQ users (agents/site_builder.py)
         if sites:
             summary = pd.concat([summary, pd.DataFrame(sites)], ignore_index=True)
+        jobs = _jobs(sps)
         return cls(
             scenario=model.spec.name,
             seed=model.seed,
             finished=not model.running,
             summary=summary,
             timeseries=_timeseries(model),
-            jobs=_jobs(sps),
+            jobs=jobs,
             ledger=model.ledger.to_frame(),
             balances=model.ledger.balances(),
-            market=market_table(model),
+            market=market_table(model, jobs),
         )
 
 
@@ -91,45 +93,56 @@ _FLOAT_COLUMNS = frozenset({
 
 
 def _jobs(sps) -> pd.DataFrame:
-    """The per-job table, built column by column (a float column straight into numpy, None as
-    NaN: a tenth of the time pandas takes to infer the types of rows)."""
-    rows = []
-    for sp in sps:
-        name, pools = sp.name, _pool_names(sp)
-        rows += [_row(name, pools, r) for r in sp.records.values()]
-    if not rows:
+    """The per-job table, built column by column: attributes read by C-level getters, a float
+    column straight into numpy (None as NaN), a fifth of the time of building rows."""
+    parts = [_columns(sp) for sp in sps if sp.records]
+    if not parts:
         frame = pd.DataFrame(columns=JOB_COLUMNS)
         return frame.astype({"swf_job": "Int64", **{c: "float64" for c in _FLOAT_COLUMNS}})
     columns = {}
-    for name, values in zip(JOB_COLUMNS, zip(*rows, strict=True), strict=True):
+    for name in JOB_COLUMNS:
+        values = [v for part in parts for v in part[name]] if len(parts) > 1 else parts[0][name]
         if name in _FLOAT_COLUMNS:
             columns[name] = np.array(values, dtype=np.float64)
         elif name == "swf_job":
             columns[name] = pd.array(values, dtype="Int64")
         else:
-            columns[name] = list(values)
+            columns[name] = values
     return pd.DataFrame(columns)
 
 
-def _pool_names(sp) -> list[str]:
-    pools = getattr(sp, "pools", None) or [sp.resource_provider]
-    return [pool.name for pool in pools]
+def _get(items: list, attribute: str) -> list:
+    return list(map(attrgetter(attribute), items))
 
 
-def _row(provider: str, pools: list[str], r) -> tuple:
-    """One row of the per-job table: the job, its decision (with the OC-Factor and rollback
-    window a value-aware policy decided with), what happened, and its market terms."""
-    job, d = r.job, r.decision
-    params = d.params or {}
-    quote = getattr(r, "quote", None)
-    price = promised = markup = None
-    if quote is not None:
-        price, promised, markup = quote.price, quote.promised, quote.markup
-    profit = r.paid - r.rent if r.paid is not None and r.rent is not None else None
-    return (
-        provider, job.id, job.swf_job, job.client, job.kind, job.arrival, job.work, job.max_shape,
-        d.accepted, r.committed, d.reason, d.detail, d.processors, d.start, d.end,
-        d.expected_value, d.expected_profit, r.processors, r.start, r.end, r.paid, r.rent, profit,
-        params.get("oc_factor"), params.get("rollback_window"), pools[getattr(r, "pool", 0)],
-        price, promised, markup, r.surplus,
-    )  # fmt: skip
+def _columns(sp) -> dict[str, list]:
+    """The per-job columns of one service provider's records: the job, its decision (with the
+    OC-Factor and rollback window a value-aware policy decided with), what happened, and its
+    market terms."""
+    records = list(sp.records.values())
+    jobs, decisions = _get(records, "job"), _get(records, "decision")
+    n = len(records)
+    cols = {"provider": [sp.name] * n}
+    for name, attribute in [("job", "id"), ("swf_job", "swf_job"), ("client", "client"),
+                            ("kind", "kind"), ("arrival", "arrival"), ("work", "work"),
+                            ("max_processors", "max_shape")]:  # fmt: skip
+        cols[name] = _get(jobs, attribute)
+    for name, attribute in [("accepted", "accepted"), ("reason", "reason"),
+                            ("detail", "detail"), ("planned_processors", "processors"),
+                            ("planned_start", "start"), ("planned_end", "end"),
+                            ("expected_value", "expected_value"),
+                            ("expected_profit", "expected_profit")]:  # fmt: skip
+        cols[name] = _get(decisions, attribute)
+    for name in ["committed", "processors", "start", "end", "paid", "rent", "surplus"]:
+        cols[name] = _get(records, name)
+    cols["profit"] = _get(records, "profit")
+    params = _get(decisions, "params")
+    for name in ("oc_factor", "rollback_window"):
+        cols[name] = [p.get(name) if p else None for p in params]
+    pools = [pool.name for pool in getattr(sp, "pools", None) or [sp.resource_provider]]
+    cols["pool"] = [pools[i] for i in _get(records, "pool")]
+    quotes = _get(records, "quote")
+    for name, attribute in [("price", "price"), ("promised_end", "promised"),
+                            ("quote_markup", "markup")]:  # fmt: skip
+        cols[name] = [getattr(q, attribute) if q is not None else None for q in quotes]
+    return cols
