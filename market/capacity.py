@@ -193,9 +193,16 @@ class CapacityProfile:
         times, free = self._times, self._free
         if start < times[0]:
             raise CapacityError(f"cannot change the profile before its origin {times[0]}")
-        # Check before changing anything, so a failed call leaves the profile as it was.
-        i = bisect_right(times, start) - 1
+        # Check before changing anything, so a failed call leaves the profile as it was. A start
+        # within EPS of a breakpoint is that breakpoint, as an end is (see _apply): a reservation
+        # released at the float start it was made with, after a neighbour's end computed by
+        # other sums landed a rounding after it, then covers the same steps.
+        i = bisect_right(times, start + EPS) - 1  # (the step holding start, or one just after)
+        if times[i] >= start - EPS:
+            start = times[i]
         j = bisect_left(times, end - EPS)
+        if j <= i:  # (nothing left but a sliver shorter than EPS)
+            return
         segment = free[i:j]
         if delta < 0 and min(segment) + delta < 0:
             raise CapacityError(
