@@ -464,3 +464,17 @@ def test_trim_keeps_the_profile_from_now_on(jobs: list[tuple[int, int, int]], no
     assert profile.origin == now
     assert [profile.free_at(t + 0.5) for t in range(now, 40)] == before[now:]
     assert_merged(profile)
+
+
+def test_a_release_at_its_float_start_undoes_the_reservation_beside_a_rounded_breakpoint() -> None:
+    """The VQoPS TR Figure 11 crash: job B's slot says it starts at ``s``, but its processors were
+    reserved from the breakpoint a neighbour's end put one rounding later (``s + 4e-13``).
+    Releasing B at ``s`` must cover the steps B's reservation took, not the step before ``s``
+    (127 free: that raised "releasing 8 processors ... exceeds the capacity 128")."""
+    s = 1254.207222222222
+    profile = CapacityProfile(128, origin=1250.0)
+    profile.reserve(1250.0, s + 4e-13 - 1250.0, 1)  # the neighbour: 127 free until just after s
+    before = profile.steps()
+    profile.reserve(profile.steps()[1][0], 18.0, 8)  # B, from the neighbour's end
+    profile.release(s, 18.0, 8)  # at the start its slot recorded
+    assert profile.steps() == before
