@@ -30,6 +30,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
+from agents.policies.backfill import Conservative
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
 from agents.policies.deadline_schedule import Order
 from agents.policies.registry import register_admission
@@ -210,7 +211,10 @@ class DVQoPS(Admission):
         scheduler: Scheduler,
     ) -> list[list[float]]:
         vqops = self.vqops
-        return whatif_revenues(jobs, capacity, vqops.appraise, vqops.judge, scheduler, params, ends)
+        planned = vqops.plan_of if _conservative(scheduler) else None
+        return whatif_revenues(
+            jobs, capacity, vqops.appraise, vqops.judge, scheduler, params, ends, planned=planned
+        )
 
     def _shared_window_scores(
         self, now: float, capacity: int, scheduler: Scheduler
@@ -249,6 +253,12 @@ class DVQoPS(Admission):
         horizon = now - self.max_window - max(self.windows)
         if self.history and self.history[0].arrival < horizon:
             self.history = [j for j in self.history if j.arrival >= horizon]
+
+
+def _conservative(scheduler: Scheduler) -> bool:
+    """Whether ``scheduler`` is the conservative scheduler, whose plans :meth:`VQoPS.plan_of`
+    knows (the planner hands policies a recorder that plans with its ``inner`` one)."""
+    return type(getattr(scheduler, "inner", scheduler)) is Conservative
 
 
 def _constants(oc_factors: Sequence[float]) -> list[Callable[[float], float]]:

@@ -120,7 +120,12 @@ class QoPS(Guarantee):
                     return  # cannot happen with a feasible schedule: a kept prefix delays nobody
                 else:
                     profile = prefix.copy()
-                found = self._reorder(profile, self._tail(new, current.entries[ts:]), now)
+                tail = self._tail(new, current.entries[ts:])
+                slots = []
+                miss = fill(profile, tail, now, slots)
+                if miss == 0 and self.new_job == "first":
+                    return  # the new job misses alone at the point: at every later one too
+                found = self._reorder(profile, tail, now, slots, miss)
             if found is not None:
                 tail_slots, violations = found
                 yield ts, kept[:ts] + tail_slots, violations
@@ -152,7 +157,7 @@ class QoPS(Guarantee):
             miss = fill(profile, tail, now, slots)
         violations = 0
         while miss >= 0:
-            if violations == self.k:
+            if violations == self.k or miss == 0:  # at 0: the same order again, the same miss
                 return None
             violations += 1
             done = miss // 2

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import NamedTuple
 
-from agents.policies.base import Admission, Decision, PlanContext, Scheduler
+from agents.policies.base import Admission, Decision, Placement, PlanContext, Scheduler, placement
 from agents.policies.deadline_schedule import (
     RANK,
+    Current,
     Entry,
     Order,
     Slot,
@@ -32,7 +34,7 @@ from agents.policies.deadline_schedule import (
     insertion_points,
     precheck,
 )
-from agents.policies.qops import QoPS
+from agents.policies.qops import Found, QoPS
 from agents.policies.registry import register_admission
 from market.jobs import Job
 
@@ -120,18 +122,22 @@ class VQoPS(Admission):
         if rejected is not None:
             return rejected
         waiting = entries(queue, key)
-        current = current_schedule(ctx, waiting, insertion_points(len(waiting), self.qops.append))
-        candidates = [slots for _, slots, _ in self.qops.schedules(new, waiting, ctx, current)]
+        append = self.qops.append
+        current = current_schedule(ctx, waiting, insertion_points(len(waiting), append))
+        found = list(self.qops.schedules(new, waiting, ctx, current))
+        candidates = [slots for _, slots, _ in found]
+        placed = [not violations for _, _, violations in found]
         if self.favour_urgent:
-            urgent_first = _urgent_first(new, current.entries, ctx)
+            urgent_first = _urgent_first(new, current, found, ctx, append)
             if urgent_first is not None:
                 candidates.append(urgent_first)
+                placed.append(True)
         if not candidates:
-            return Appraisal(job, size_seconds(new), len(waiting), candidates, -1, math.nan)
+            return Appraisal(job, size_seconds(new), len(waiting), candidates, -1, math.nan, False)
         values, before = revenues(candidates, current.slots)
         best = max(range(len(values)), key=values.__getitem__)  # first of the best
         gain = values[best] - before
-        return Appraisal(job, size_seconds(new), len(waiting), candidates, best, gain)
+        return Appraisal(job, size_seconds(new), len(waiting), candidates, best, gain, placed[best])
 
     def judge(
         self, appraisal: Appraisal | Decision, oc_factor: float, ctx: PlanContext
@@ -140,7 +146,7 @@ class VQoPS(Admission):
         admit on the best schedule if its gain covers ``oc_factor`` x size."""
         if isinstance(appraisal, Decision):
             return appraisal
-        job, size, waiting, candidates, best, gain = appraisal
+        job, size, waiting, candidates, best, gain, _ = appraisal
         params = {"oc_factor": oc_factor}
         if not candidates:
             detail = self.qops.no_schedule(waiting)
@@ -156,6 +162,20 @@ class VQoPS(Admission):
         why = f"schedule {best + 1} of {len(candidates)} gains {gain:.6g} >= {cost:.6g}"
         return accept(job, ctx, candidates[best], why, gain=gain, params=params)
 
+    @staticmethod
+    def plan_of(
+        appraisal: Appraisal, decision: Decision, ctx: PlanContext
+    ) -> list[Placement] | None:
+        """The conservative scheduler's plan of the queue in the order ``decision`` (admitting on
+        ``appraisal``, both on ``ctx``) sets, if the appraisal placed it: its best schedule when
+        that was placed in order with no reordering (the same reservations on the same profile
+        as the scheduler's, so the same plan); None if it was reordered (re-plan then)."""
+        if not appraisal.placed:
+            return None
+        price, inf = ctx.price, math.inf
+        slots = appraisal.candidates[appraisal.best]
+        return [placement(job, n, s, end, price) for job, n, s, end in slots if s != inf]
+
 
 class Appraisal(NamedTuple):
     """VQoPS's decision on a job up to the OC-Factor (:meth:`VQoPS.appraise`)."""
@@ -166,17 +186,29 @@ class Appraisal(NamedTuple):
     candidates: list[list[Slot]]  # the feasible schedules (none: rejected at any OC-Factor)
     best: int  # the index of the one earning most (-1 if none)
     gain: float  # its revenue gain over the current schedule (nan if none)
+    placed: bool  # whether that one is its order placed as it is, with no reordering
 
 
-def _urgent_first(new: Entry, arranged: list[Entry], ctx: PlanContext) -> list[Slot] | None:
+def _urgent_first(
+    new: Entry, current: Current, found: list[Found], ctx: PlanContext, append: bool
+) -> list[Slot] | None:
     """Every job by price per processor-hour, highest first (EDF among equals), placed in turn;
-    its slots if every deadline is met, else None (property 1 of §4.2)."""
+    its slots if every deadline is met, else None (property 1 of §4.2).
+
+    Work saved, same slots: an order that is QoPS's first order at point 0 (the new job first,
+    the rest by EDF; ``found`` has it unless it missed a deadline) or at the last point (the
+    current schedule, then the new job) was placed from the same profile already."""
 
     def density(entry: Entry) -> float:
         job, n, runtime, _, _ = entry
         return job.utility.max_value / (n * runtime)
 
+    arranged = current.entries
     order = sorted([*arranged, new], key=lambda e: (-density(e), RANK(e)))
+    if order[0] is new and not current.late and all(a[4] < b[4] for a, b in pairwise(order[1:])):
+        return next((list(slots) for ts, slots, v in found if ts == 0 and not v), None)
+    if append and order[-1] is new and order[:-1] == arranged:
+        return next((list(slots) for ts, slots, _ in found if ts == len(arranged)), None)
     slots: list[Slot] = []
     if fill(ctx.capacity.copy(), order, ctx.now, slots) >= 0:
         return None
