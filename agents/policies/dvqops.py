@@ -27,8 +27,9 @@ them in ``Decision.params`` (``oc_factor``, ``rollback_window``), so the run rec
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
 from agents.policies.backfill import Conservative
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
@@ -40,6 +41,7 @@ from market.jobs import Job
 
 OC_FACTORS = (0.0, 0.05, 0.1, 0.2, 0.4)
 WINDOWS = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+ARRIVAL = attrgetter("arrival")
 
 
 def best_of(values: dict[float, float], current: float) -> float:
@@ -200,7 +202,11 @@ class DVQoPS(Admission):
 
     # -- the incremental path: the what-ifs of one choice run together ---------------------------
     def _arrived(self, start: float, end: float) -> list[Job]:
-        return [j for j in self.history if start <= j.arrival < end]
+        """The jobs that arrived in ``[start, end)`` (the history is by arrival)."""
+        history = self.history
+        return history[
+            bisect_left(history, start, key=ARRIVAL) : bisect_left(history, end, key=ARRIVAL)
+        ]
 
     def _whatifs(
         self,
@@ -213,7 +219,7 @@ class DVQoPS(Admission):
         vqops = self.vqops
         planned = vqops.plan_of if _conservative(scheduler) else None
         return whatif_revenues(
-            jobs, capacity, vqops.appraise, vqops.judge, scheduler, params, ends, planned=planned
+            jobs, capacity, vqops.appraise, vqops.verdict, scheduler, params, ends, planned=planned
         )
 
     def _shared_window_scores(

@@ -39,6 +39,7 @@ from market.jobs import Job
 
 SECONDS_PER_HOUR = 3600.0
 _tuple_new = tuple.__new__  # builds a Placement as agents.policies.base.placement does
+_REJECTED = Decision(False, "rejected", "")  # a what-if's rejection (:meth:`VQoPS.verdict`)
 
 
 def check_oc_factor(value: float, name: str = "oc_factor") -> float:
@@ -132,15 +133,15 @@ class VQoPS(Admission):
             if urgent_first is not None:
                 candidates.append(urgent_first)
                 placed.append(True)
-        size = size_seconds(new)
+        n, size = new[1], size_seconds(new)
         if not candidates:
-            return Appraisal(job, size, len(waiting), candidates, -1, math.nan, None)
+            return Appraisal(job, n, size, len(waiting), candidates, -1, math.nan, None)
         paid, known = prices(candidates, current.slots)
         values = [math.fsum(v) for v in paid]
         best = max(range(len(values)), key=values.__getitem__)  # first of the best
         gain = values[best] - math.fsum(known)
         kept = paid[best] if placed[best] else None
-        return Appraisal(job, size, len(waiting), candidates, best, gain, kept)
+        return Appraisal(job, n, size, len(waiting), candidates, best, gain, kept)
 
     def judge(
         self, appraisal: Appraisal | Decision, oc_factor: float, ctx: PlanContext
@@ -149,7 +150,7 @@ class VQoPS(Admission):
         admit on the best schedule if its gain covers ``oc_factor`` x size."""
         if isinstance(appraisal, Decision):
             return appraisal
-        job, size, waiting, candidates, best, gain, _ = appraisal
+        job, _, size, waiting, candidates, best, gain, _ = appraisal
         params = {"oc_factor": oc_factor}
         if not candidates:
             detail = self.qops.no_schedule(waiting)
@@ -164,6 +165,18 @@ class VQoPS(Admission):
             return Decision(False, "opportunity-cost", detail, gain=gain, params=params)
         why = f"schedule {best + 1} of {len(candidates)} gains {gain:.6g} >= {cost:.6g}"
         return accept(job, ctx, candidates[best], why, gain=gain, params=params)
+
+    @staticmethod
+    def verdict(appraisal: Appraisal | Decision, oc_factor: float, ctx: PlanContext) -> Decision:
+        """:meth:`judge`'s decision without its words, for what-if simulations, which read only
+        whether the job is admitted, on how many processors and in what queue order: the same
+        rule (a schedule whose gain covers ``oc_factor`` x size), no detail, gain or prices."""
+        if isinstance(appraisal, Decision):
+            return appraisal
+        if not appraisal.candidates or appraisal.gain < oc_factor * appraisal.size:
+            return _REJECTED
+        order = tuple([slot[0].id for slot in appraisal.candidates[appraisal.best]])
+        return Decision(True, "meets-deadlines", "", appraisal.processors, queue_order=order)
 
     @staticmethod
     def plan_of(
@@ -188,6 +201,7 @@ class Appraisal(NamedTuple):
     """VQoPS's decision on a job up to the OC-Factor (:meth:`VQoPS.appraise`)."""
 
     job: Job
+    processors: int  # its shape
     size: float  # processor-seconds (:func:`size_seconds`)
     waiting: int  # the jobs waiting when it was offered
     candidates: list[list[Slot]]  # the feasible schedules (none: rejected at any OC-Factor)
