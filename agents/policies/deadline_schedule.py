@@ -43,6 +43,9 @@ Entry = tuple[Job, int, float, float, Rank | None]
 # (job, shape, start, end) of a placed job; start and end are inf for one that can never run
 Slot = tuple[Job, int, float, float]
 RANK = itemgetter(4)
+# The new job placed alone at its earliest start: a copy of the capacity with it reserved, and
+# its slot (:func:`precheck`)
+First = tuple[CapacityProfile, list[Slot]]
 
 
 def heuristic(order: str) -> Callable[[Job], Rank]:
@@ -157,22 +160,25 @@ def current_schedule(ctx: PlanContext, waiting: list[Entry], keep: Iterable[int]
     return Current([placed[i] for i in order], [slots[i] for i in order], None, late)
 
 
-def precheck(new: Entry, ctx: PlanContext) -> Decision | None:
-    """Reject a job that can never run on the pool, or cannot meet its deadline even alone."""
-    job, n, runtime, _, _ = new
-    start = ctx.capacity.earliest_start(n, runtime, ctx.now)
+def precheck(new: Entry, ctx: PlanContext) -> Decision | First:
+    """Reject a job that can never run on the pool, or cannot meet its deadline even alone;
+    else place it at its earliest start on a copy of ``ctx.capacity`` (where QoPS's point 0
+    goes on), and return that profile and its slot."""
+    job, n, runtime, due, _ = new
+    profile = ctx.capacity.copy()
+    start = profile.reserve_earliest(n, runtime, ctx.now, due)
     if start == math.inf:
         return Decision(
             False, "no-fit", f"{n} processors for {runtime:.4g} h never fit the capacity"
         )
     end = start + runtime
-    if job.deadline is not None and end > job.deadline + TOLERANCE:
+    if end > due:
         detail = (
             f"even at its earliest start ({start:.4g} h) it would end at {end:.4g} h, after its "
             f"deadline {job.deadline:.4g} h"
         )
         return Decision(False, "deadline-miss", detail, processors=n, start=start, end=end)
-    return None
+    return profile, [(job, n, start, end)]
 
 
 def accept(job: Job, ctx: PlanContext, slots: list[Slot], why: str, **extra) -> Decision:
@@ -209,13 +215,13 @@ class Guarantee(Admission):
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
     ) -> Decision:
         new = entries((job,), self.key)[0]
-        rejected = precheck(new, ctx)
-        if rejected is not None:
-            return rejected
-        return self.search(new, entries(queue, self.key), ctx)
+        first = precheck(new, ctx)
+        if isinstance(first, Decision):
+            return first
+        return self.search(new, entries(queue, self.key), ctx, first)
 
     @abstractmethod
-    def search(self, new: Entry, waiting: list[Entry], ctx: PlanContext) -> Decision:
+    def search(self, new: Entry, waiting: list[Entry], ctx: PlanContext, first: First) -> Decision:
         """Admit the job of ``new`` if a schedule of it and ``waiting`` (the queue's entries, in
         queue order) meeting every deadline is found (it fits the pool, and meets its own
-        deadline alone)."""
+        deadline alone, placed so in ``first``, which the search may take over)."""

@@ -27,9 +27,11 @@ them in ``Decision.params`` (``oc_factor``, ``rollback_window``), so the run rec
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
+from agents.policies.backfill import Conservative
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
 from agents.policies.deadline_schedule import Order
 from agents.policies.registry import register_admission
@@ -39,6 +41,7 @@ from market.jobs import Job
 
 OC_FACTORS = (0.0, 0.05, 0.1, 0.2, 0.4)
 WINDOWS = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+ARRIVAL = attrgetter("arrival")
 
 
 def best_of(values: dict[float, float], current: float) -> float:
@@ -199,7 +202,11 @@ class DVQoPS(Admission):
 
     # -- the incremental path: the what-ifs of one choice run together ---------------------------
     def _arrived(self, start: float, end: float) -> list[Job]:
-        return [j for j in self.history if start <= j.arrival < end]
+        """The jobs that arrived in ``[start, end)`` (the history is by arrival)."""
+        history = self.history
+        return history[
+            bisect_left(history, start, key=ARRIVAL) : bisect_left(history, end, key=ARRIVAL)
+        ]
 
     def _whatifs(
         self,
@@ -210,7 +217,10 @@ class DVQoPS(Admission):
         scheduler: Scheduler,
     ) -> list[list[float]]:
         vqops = self.vqops
-        return whatif_revenues(jobs, capacity, vqops.appraise, vqops.judge, scheduler, params, ends)
+        planned = vqops.plan_of if _conservative(scheduler) else None
+        return whatif_revenues(
+            jobs, capacity, vqops.appraise, vqops.verdict, scheduler, params, ends, planned=planned
+        )
 
     def _shared_window_scores(
         self, now: float, capacity: int, scheduler: Scheduler
@@ -249,6 +259,12 @@ class DVQoPS(Admission):
         horizon = now - self.max_window - max(self.windows)
         if self.history and self.history[0].arrival < horizon:
             self.history = [j for j in self.history if j.arrival >= horizon]
+
+
+def _conservative(scheduler: Scheduler) -> bool:
+    """Whether ``scheduler`` is the conservative scheduler, whose plans :meth:`VQoPS.plan_of`
+    knows (the planner hands policies a recorder that plans with its ``inner`` one)."""
+    return type(getattr(scheduler, "inner", scheduler)) is Conservative
 
 
 def _constants(oc_factors: Sequence[float]) -> list[Callable[[float], float]]:

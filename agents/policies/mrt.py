@@ -18,6 +18,7 @@ from agents.policies.base import Decision, PlanContext
 from agents.policies.deadline_schedule import (
     RANK,
     Entry,
+    First,
     Guarantee,
     Order,
     Slot,
@@ -46,7 +47,7 @@ class MRT(Guarantee):
         super().__init__(order, heuristic(order))
         self.max_backtracks = max_backtracks
 
-    def search(self, new: Entry, waiting: list[Entry], ctx: PlanContext) -> Decision:
+    def search(self, new: Entry, waiting: list[Entry], ctx: PlanContext, first: First) -> Decision:
         arranged = current_schedule(ctx, waiting).entries
         now = ctx.now
         profile = ctx.capacity.copy()

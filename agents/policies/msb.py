@@ -18,6 +18,7 @@ from agents.policies.base import Decision, PlanContext
 from agents.policies.deadline_schedule import (
     RANK,
     Entry,
+    First,
     Guarantee,
     Slot,
     accept,
@@ -56,7 +57,7 @@ class MSB(Guarantee):
             return max(ends)
         return math.fsum(ends)
 
-    def search(self, new: Entry, waiting: list[Entry], ctx: PlanContext) -> Decision:
+    def search(self, new: Entry, waiting: list[Entry], ctx: PlanContext, first: First) -> Decision:
         arranged = current_schedule(ctx, waiting).entries
         if self.key is not None:
             arranged.sort(key=RANK)

@@ -21,6 +21,7 @@ from agents.policies.deadline_schedule import (
     RANK,
     Current,
     Entry,
+    First,
     Guarantee,
     Order,
     Slot,
@@ -67,8 +68,8 @@ class QoPS(Guarantee):
         self.new_job = new_job
         self.append = append
 
-    def search(self, new: Entry, waiting: list[Entry], ctx: PlanContext) -> Decision:
-        for ts, slots, violations in self.schedules(new, waiting, ctx):
+    def search(self, new: Entry, waiting: list[Entry], ctx: PlanContext, first: First) -> Decision:
+        for ts, slots, violations in self.schedules(new, waiting, ctx, first=first):
             why = f"inserted at position {ts} of {len(slots) - 1} waiting jobs"
             if violations:
                 why += f" after {violations} reordering(s)"
@@ -84,25 +85,39 @@ class QoPS(Guarantee):
         )
 
     def schedules(
-        self, new: Entry, waiting: list[Entry], ctx: PlanContext, current: Current | None = None
+        self,
+        new: Entry,
+        waiting: list[Entry],
+        ctx: PlanContext,
+        current: Current | None = None,
+        first: First | None = None,
+        points: list[int] | None = None,
     ) -> Iterator[Found]:
         """The feasible schedule found at each insertion point, in point order (§4.2.1 of the
         VQoPS paper: QoPS "adapted to provide the entire list of acceptable schedules"); QoPS
         itself takes the first. Lazy: nothing past the first is computed unless asked for.
-        ``current``: the current schedule, if the caller has it (with the insertion points'
-        snapshots).
+        What the caller may have already: ``current``, the current schedule (with the insertion
+        points' snapshots); ``first``, the new job placed alone (:func:`precheck`, taken over);
+        ``points``, the insertion points.
 
         Work saved, same schedules: the first placement at point 0 needs no current schedule,
-        so it comes first; later points start from copies of the profile taken while the
-        current schedule is placed."""
+        so it comes first, going on from ``first``; later points start from copies of the
+        profile taken while the current schedule is placed, and end at the first where the new
+        job misses its deadline alone (every later point's profile is that one and more)."""
         now = ctx.now
-        first = ctx.capacity.copy()
         tail = self._tail(new, waiting)
-        slots: list[Slot] = []
-        miss = fill(first, tail, now, slots)
+        if first is not None and self.new_job == "first":
+            zero, slots = first  # point 0's profile and slots
+            miss = fill(zero, tail[1:], now, slots)
+            if miss >= 0:
+                miss += 1
+        else:
+            zero, slots = ctx.capacity.copy(), []
+            miss = fill(zero, tail, now, slots)
         if miss < 0:
             yield 0, slots, 0
-        points = insertion_points(len(waiting), self.append)
+        if points is None:
+            points = insertion_points(len(waiting), self.append)
         if current is None:
             current = current_schedule(ctx, waiting, points)
         prefix = ctx.capacity.copy()
@@ -111,7 +126,7 @@ class QoPS(Guarantee):
             if ts == 0 and not current.late:
                 if miss < 0:
                     continue  # found above
-                found = self._reorder(first, tail, now, slots, miss)  # going on from above
+                found = self._reorder(zero, tail, now, slots, miss)  # going on from above
             else:
                 if current.snapshots is not None:
                     profile = current.snapshots[ts]  # the current schedule's first ts jobs
@@ -120,7 +135,12 @@ class QoPS(Guarantee):
                     return  # cannot happen with a feasible schedule: a kept prefix delays nobody
                 else:
                     profile = prefix.copy()
-                found = self._reorder(profile, self._tail(new, current.entries[ts:]), now)
+                tail = self._tail(new, current.entries[ts:])
+                slots = []
+                miss = fill(profile, tail, now, slots)
+                if miss == 0 and self.new_job == "first":
+                    return  # the new job misses alone at the point: at every later one too
+                found = self._reorder(profile, tail, now, slots, miss)
             if found is not None:
                 tail_slots, violations = found
                 yield ts, kept[:ts] + tail_slots, violations
@@ -152,7 +172,7 @@ class QoPS(Guarantee):
             miss = fill(profile, tail, now, slots)
         violations = 0
         while miss >= 0:
-            if violations == self.k:
+            if violations == self.k or miss == 0:  # at 0: the same order again, the same miss
                 return None
             violations += 1
             done = miss // 2

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import NamedTuple
 
-from agents.policies.base import Admission, Decision, PlanContext, Scheduler
+from agents.policies.base import Admission, Decision, Placement, PlanContext, Scheduler
 from agents.policies.deadline_schedule import (
-    RANK,
+    Current,
     Entry,
     Order,
     Slot,
@@ -32,11 +33,13 @@ from agents.policies.deadline_schedule import (
     insertion_points,
     precheck,
 )
-from agents.policies.qops import QoPS
+from agents.policies.qops import Found, QoPS
 from agents.policies.registry import register_admission
 from market.jobs import Job
 
 SECONDS_PER_HOUR = 3600.0
+_tuple_new = tuple.__new__  # builds a Placement as agents.policies.base.placement does
+_REJECTED = Decision(False, "rejected", "")  # a what-if's rejection (:meth:`VQoPS.verdict`)
 
 
 def check_oc_factor(value: float, name: str = "oc_factor") -> float:
@@ -46,27 +49,26 @@ def check_oc_factor(value: float, name: str = "oc_factor") -> float:
     return float(value)
 
 
-def revenue(slots: Sequence[Slot]) -> float:
-    """What the placed jobs of ``slots`` would pay at their planned ends."""
-    return math.fsum(job.utility(end) for job, _, start, end in slots if start != math.inf)
-
-
-def revenues(candidates: list[list[Slot]], current: list[Slot]) -> tuple[list[float], float]:
-    """:func:`revenue` of each of ``candidates`` and of ``current``, the same numbers with
-    fewer price evaluations: a candidate's leading slots that are ``current``'s own (QoPS keeps
-    the current schedule's first jobs at an insertion point) reuse their values."""
+def prices(
+    candidates: list[list[Slot]], current: list[Slot]
+) -> tuple[list[list[float]], list[float]]:
+    """What each placed job of each of ``candidates`` and of ``current`` would pay at its
+    planned end, in slot order (their sums are the revenues), with fewer price evaluations:
+    a candidate's leading slots that are ``current``'s own (QoPS keeps the current schedule's
+    first jobs at an insertion point) reuse their values."""
     inf = math.inf
-    if any(slot[2] == inf for slot in current):  # rare: a job that never fits; no reuse
-        return [revenue(slots) for slots in candidates], revenue(current)
-    known = [job.utility(end) for job, _, _, end in current]
+    known = [job.utility(end) for job, _, start, end in current if start != inf]
+    if len(known) < len(current):  # rare: a job that never fits; no reuse
+        return [
+            [job.utility(end) for job, _, s, end in slots if s != inf] for slots in candidates
+        ], known
     out = []
     for slots in candidates:
         p, m = 0, min(len(slots), len(current))
         while p < m and slots[p] is current[p]:
             p += 1
-        rest = [job.utility(end) for job, _, start, end in slots[p:] if start != inf]
-        out.append(math.fsum([*known[:p], *rest]))
-    return out, math.fsum(known)
+        out.append([*known[:p], *[job.utility(end) for job, _, s, end in slots[p:] if s != inf]])
+    return out, known
 
 
 def size_seconds(entry: Entry) -> float:
@@ -116,22 +118,30 @@ class VQoPS(Admission):
         meet its deadline (a :class:`Decision`, whatever the OC-Factor)."""
         key = self.qops.key
         new = entries((job,), key)[0]
-        rejected = precheck(new, ctx)
-        if rejected is not None:
-            return rejected
+        first = precheck(new, ctx)
+        if isinstance(first, Decision):
+            return first
         waiting = entries(queue, key)
-        current = current_schedule(ctx, waiting, insertion_points(len(waiting), self.qops.append))
-        candidates = [slots for _, slots, _ in self.qops.schedules(new, waiting, ctx, current)]
+        append = self.qops.append
+        points = insertion_points(len(waiting), append)
+        current = current_schedule(ctx, waiting, points)
+        found = list(self.qops.schedules(new, waiting, ctx, current, first, points))
+        candidates = [slots for _, slots, _ in found]
+        placed = [not violations for _, _, violations in found]
         if self.favour_urgent:
-            urgent_first = _urgent_first(new, current.entries, ctx)
+            urgent_first = _urgent_first(new, current, found, ctx, append)
             if urgent_first is not None:
                 candidates.append(urgent_first)
+                placed.append(True)
+        n, size = new[1], size_seconds(new)
         if not candidates:
-            return Appraisal(job, size_seconds(new), len(waiting), candidates, -1, math.nan)
-        values, before = revenues(candidates, current.slots)
+            return Appraisal(job, n, size, len(waiting), candidates, -1, math.nan, None)
+        paid, known = prices(candidates, current.slots)
+        values = [math.fsum(v) for v in paid]
         best = max(range(len(values)), key=values.__getitem__)  # first of the best
-        gain = values[best] - before
-        return Appraisal(job, size_seconds(new), len(waiting), candidates, best, gain)
+        gain = values[best] - math.fsum(known)
+        kept = paid[best] if placed[best] else None
+        return Appraisal(job, n, size, len(waiting), candidates, best, gain, kept)
 
     def judge(
         self, appraisal: Appraisal | Decision, oc_factor: float, ctx: PlanContext
@@ -140,7 +150,7 @@ class VQoPS(Admission):
         admit on the best schedule if its gain covers ``oc_factor`` x size."""
         if isinstance(appraisal, Decision):
             return appraisal
-        job, size, waiting, candidates, best, gain = appraisal
+        job, _, size, waiting, candidates, best, gain, _ = appraisal
         params = {"oc_factor": oc_factor}
         if not candidates:
             detail = self.qops.no_schedule(waiting)
@@ -156,27 +166,70 @@ class VQoPS(Admission):
         why = f"schedule {best + 1} of {len(candidates)} gains {gain:.6g} >= {cost:.6g}"
         return accept(job, ctx, candidates[best], why, gain=gain, params=params)
 
+    @staticmethod
+    def verdict(appraisal: Appraisal | Decision, oc_factor: float, ctx: PlanContext) -> Decision:
+        """:meth:`judge`'s decision without its words, for what-if simulations, which read only
+        whether the job is admitted, on how many processors and in what queue order: the same
+        rule (a schedule whose gain covers ``oc_factor`` x size), no detail, gain or prices."""
+        if isinstance(appraisal, Decision):
+            return appraisal
+        if not appraisal.candidates or appraisal.gain < oc_factor * appraisal.size:
+            return _REJECTED
+        order = tuple([slot[0].id for slot in appraisal.candidates[appraisal.best]])
+        return Decision(True, "meets-deadlines", "", appraisal.processors, queue_order=order)
+
+    @staticmethod
+    def plan_of(
+        appraisal: Appraisal, decision: Decision, ctx: PlanContext
+    ) -> list[Placement] | None:
+        """The conservative scheduler's plan of the queue in the order ``decision`` (admitting on
+        ``appraisal``, both on ``ctx``) sets, if the appraisal placed it: its best schedule when
+        that was placed in order with no reordering (the same reservations on the same profile
+        as the scheduler's, so the same plan); None if it was reordered (re-plan then)."""
+        paid = appraisal.paid
+        if paid is None:
+            return None
+        cost, inf = ctx.price.cost, math.inf
+        slots = [slot for slot in appraisal.candidates[appraisal.best] if slot[2] != inf]
+        return [
+            _tuple_new(Placement, (job, n, s, end, value, cost(n, s, end)))
+            for (job, n, s, end), value in zip(slots, paid, strict=True)
+        ]
+
 
 class Appraisal(NamedTuple):
     """VQoPS's decision on a job up to the OC-Factor (:meth:`VQoPS.appraise`)."""
 
     job: Job
+    processors: int  # its shape
     size: float  # processor-seconds (:func:`size_seconds`)
     waiting: int  # the jobs waiting when it was offered
     candidates: list[list[Slot]]  # the feasible schedules (none: rejected at any OC-Factor)
     best: int  # the index of the one earning most (-1 if none)
     gain: float  # its revenue gain over the current schedule (nan if none)
+    # what each job of that one pays at its planned end (jobs that never run left out) if it is
+    # its order placed as it is, with no reordering (the scheduler's plan), else None
+    paid: list[float] | None
 
 
-def _urgent_first(new: Entry, arranged: list[Entry], ctx: PlanContext) -> list[Slot] | None:
+def _urgent_first(
+    new: Entry, current: Current, found: list[Found], ctx: PlanContext, append: bool
+) -> list[Slot] | None:
     """Every job by price per processor-hour, highest first (EDF among equals), placed in turn;
-    its slots if every deadline is met, else None (property 1 of §4.2)."""
+    its slots if every deadline is met, else None (property 1 of §4.2).
 
-    def density(entry: Entry) -> float:
-        job, n, runtime, _, _ = entry
-        return job.utility.max_value / (n * runtime)
-
-    order = sorted([*arranged, new], key=lambda e: (-density(e), RANK(e)))
+    Work saved, same slots: an order that is QoPS's first order at point 0 (the new job first,
+    the rest by EDF; ``found`` has it unless it missed a deadline) or at the last point (the
+    current schedule, then the new job) was placed from the same profile already."""
+    arranged = current.entries
+    # by (-max price / (processors x estimated runtime), rank)
+    order = sorted(
+        [*arranged, new], key=lambda e: (-(e[0].utility.max_value / (e[1] * e[2])), e[4])
+    )
+    if order[0] is new and not current.late and all(a[4] < b[4] for a, b in pairwise(order[1:])):
+        return next((list(slots) for ts, slots, v in found if ts == 0 and not v), None)
+    if append and order[-1] is new and order[:-1] == arranged:
+        return next((list(slots) for ts, slots, _ in found if ts == len(arranged)), None)
     slots: list[Slot] = []
     if fill(ctx.capacity.copy(), order, ctx.now, slots) >= 0:
         return None

@@ -85,6 +85,7 @@ def whatif_revenue(
 
 Appraise = Callable[[Job, Sequence[Job], PlanContext], object]
 Judge = Callable[[object, float, PlanContext], Decision]
+Planned = Callable[[object, Decision, PlanContext], list[Placement] | None]
 
 
 class Market:
@@ -125,17 +126,25 @@ class Market:
         self.pool.trim(now)
         return earned
 
-    def admit(self, job: Job, decision: Decision, scheduler: Scheduler, ctx: PlanContext) -> None:
+    def admit(
+        self,
+        job: Job,
+        decision: Decision,
+        scheduler: Scheduler,
+        ctx: PlanContext,
+        placements: list[Placement] | None = None,
+    ) -> None:
         """Queue ``job`` as ``decision`` says and re-plan (``ctx`` is on this market's pool and
-        shapes)."""
-        queue = self.queue
-        queue.append(job)
+        shapes), or take ``placements`` as the scheduler's plan if the caller has it."""
         if decision.processors is not None:
             self.shapes[job.id] = decision.processors
-        if decision.queue_order is not None:
-            position = {job_id: i for i, job_id in enumerate(decision.queue_order)}
-            queue.sort(key=lambda j: position[j.id])
-        placements = scheduler.plan(ctx, queue).placements
+        if placements is None:
+            queue = self.queue
+            queue.append(job)
+            if decision.queue_order is not None:
+                position = {job_id: i for i, job_id in enumerate(decision.queue_order)}
+                queue.sort(key=lambda j: position[j.id])
+            placements = scheduler.plan(ctx, queue).placements
         self.pending = sorted(placements, key=lambda p: p.start)
         self.queue = [p.job for p in self.pending]
 
@@ -156,6 +165,7 @@ def whatif_revenues(
     params: Sequence[Callable[[float], float]],
     ends: Sequence[float],
     price: float = 0.0,
+    planned: Planned | None = None,
 ) -> list[list[float]]:
     """:func:`whatif_revenue` for several simulations of ``jobs`` at once: simulation ``i``
     decides with ``judge(appraise(job, queue, ctx), params[i](arrival), ctx)``. Its revenue over
@@ -166,7 +176,9 @@ def whatif_revenues(
     appraisal per job; they part when their parameters judge a job differently, and join again
     when their markets become the same (:meth:`Market.state`: the jobs one admitted and the
     other did not have ended), each keeping what it earned. Every end is read off one pass (the
-    market after the jobs before an end is the whole simulation of those jobs)."""
+    market after the jobs before an end is the whole simulation of those jobs). ``planned``
+    (e.g. :meth:`VQoPS.plan_of`) gives the scheduler's plan after an admission when the appraisal
+    already holds it (None: re-plan)."""
     price_schedule = PriceSchedule.constant(price)  # built once, not per context
     result = [[math.nan] * len(ends) for _ in params]
     earned: list[list[float]] = [[] for _ in params]
@@ -217,7 +229,8 @@ def whatif_revenues(
                 else:
                     branch = market.copy()
                     branch_ctx = PlanContext(now, branch.pool, price_schedule, shapes=branch.shapes)
-                branch.admit(job, decision, scheduler, branch_ctx)
+                plan = None if planned is None else planned(appraisal, decision, branch_ctx)
+                branch.admit(job, decision, scheduler, branch_ctx, plan)
                 parted.append((branch, admitted))
         groups = parted
     while k < len(ends):
@@ -227,7 +240,11 @@ def whatif_revenues(
 
 
 def _join(groups: list[tuple[Market, list[int]]]) -> list[tuple[Market, list[int]]]:
-    """The groups whose markets are in the same :meth:`Market.state` as one."""
+    """The groups whose markets are in the same :meth:`Market.state` as one. Work saved: the
+    states are built only if two markets have as many waiting jobs and the same last
+    breakpoint (:attr:`CapacityProfile.settled`), as markets in one state do."""
+    if len({(len(market.pending), market.pool.settled) for market, _ in groups}) == len(groups):
+        return groups
     joined: dict[tuple, tuple[Market, list[int]]] = {}
     for market, members in groups:
         state = market.state()
