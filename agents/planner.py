@@ -61,6 +61,7 @@ class _Recorder(Scheduler):
     def __init__(self, scheduler: Scheduler) -> None:
         self.inner = scheduler
         self.compresses = scheduler.compresses
+        self.plans_in_order = scheduler.plans_in_order
         self.name = scheduler.name
         self.ctx: PlanContext | None = None
         self.plans: list[tuple[Sequence[Job], Mapping[int, int] | None, Plan]] = []

@@ -147,6 +147,7 @@ class Conservative(Scheduler):
     """
 
     compresses = True
+    plans_in_order = True
 
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None

@@ -229,6 +229,10 @@ class Scheduler(ABC):
     #: Keep the queue in planned-start order after every plan (conservative backfilling's
     #: compression: when jobs end early, later reservations move up without overtaking).
     compresses: ClassVar[bool] = False
+    #: Its plan places the queue's jobs in queue order, each on its admitted shape (else its
+    #: widest) at its earliest start on the profile the ones before it leave (conservative
+    #: backfilling): a schedule built that way elsewhere (e.g. by a deadline check) is its plan.
+    plans_in_order: ClassVar[bool] = False
 
     @abstractmethod
     def plan(

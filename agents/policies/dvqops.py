@@ -31,7 +31,6 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from operator import attrgetter
 
-from agents.policies.backfill import Conservative
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
 from agents.policies.deadline_schedule import Order
 from agents.policies.registry import register_admission
@@ -217,7 +216,7 @@ class DVQoPS(Admission):
         scheduler: Scheduler,
     ) -> list[list[float]]:
         vqops = self.vqops
-        planned = vqops.plan_of if _conservative(scheduler) else None
+        planned = vqops.plan_of if scheduler.plans_in_order else None
         return whatif_revenues(
             jobs, capacity, vqops.appraise, vqops.verdict, scheduler, params, ends, planned=planned
         )
@@ -259,12 +258,6 @@ class DVQoPS(Admission):
         horizon = now - self.max_window - max(self.windows)
         if self.history and self.history[0].arrival < horizon:
             self.history = [j for j in self.history if j.arrival >= horizon]
-
-
-def _conservative(scheduler: Scheduler) -> bool:
-    """Whether ``scheduler`` is the conservative scheduler, whose plans :meth:`VQoPS.plan_of`
-    knows (the planner hands policies a recorder that plans with its ``inner`` one)."""
-    return type(getattr(scheduler, "inner", scheduler)) is Conservative
 
 
 def _constants(oc_factors: Sequence[float]) -> list[Callable[[float], float]]:
