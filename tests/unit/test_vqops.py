@@ -175,3 +175,58 @@ def test_admitted_deadlines_are_met_with_exact_estimates(policy, specs):
         if o.decision.accepted:
             assert o.end is not None and o.end <= o.job.deadline + 1e-9
     check_guarantee({i: o for i, o in result.items() if o.decision.accepted}, QoPS())
+
+
+# -- what the what-ifs take from an appraisal -----------------------------------------------------
+RUNNING = st.tuples(st.integers(1, 8).map(lambda k: k / 2), st.sampled_from([1, 2, 4]))
+offers = st.tuples(
+    st.lists(
+        st.tuples(
+            st.sampled_from([1, 2, 4, 8]),  # processors
+            st.integers(1, 8).map(lambda k: k / 2),  # runtime
+            st.integers(1, 6),  # deadline factor
+            st.booleans(),  # urgent
+        ),
+        min_size=1,
+        max_size=10,
+    ),
+    st.lists(RUNNING, max_size=3).filter(lambda r: sum(n for _, n in r) <= 8),
+)
+
+
+def appraised(policy, specs, running, compressed):
+    """The last of ``specs`` offered to ``policy`` behind the others on a pool of 8 with
+    ``running`` jobs; the queue as given or in planned-start order."""
+    jobs = [
+        priced(i, n, r, n * r * 360.0 * (10 if hot else 1), f * r)
+        for i, (n, r, f, hot) in enumerate(specs)
+    ]
+    job, queue, ctx = jobs[-1], jobs[:-1], ctx_for(8, running=running)
+    if compressed:
+        start = {p.job.id: p.start for p in SCHEDULER.plan(ctx, queue).placements}
+        queue.sort(key=lambda j: start.get(j.id, float("inf")))
+    return job, queue, ctx, policy.appraise(job, queue, ctx)
+
+
+@pytest.mark.parametrize("oc_factor", [0.0, 0.1])
+@pytest.mark.parametrize("compressed", [False, True], ids=["as-given", "compressed"])
+@settings(max_examples=80, deadline=None)
+@given(offer=offers)
+def test_the_whatif_verdict_and_plan_are_the_live_decision_and_the_scheduler_plan(
+    oc_factor, compressed, offer
+):
+    # verdict() is judge() without its words; plan_of(), when it gives a plan, is the
+    # conservative scheduler's plan of the queue in the admitted order (what a what-if re-plans).
+    policy = VQoPS(oc_factor=oc_factor)
+    job, queue, ctx, appraisal = appraised(policy, *offer, compressed)
+    full, short = policy.judge(appraisal, oc_factor, ctx), policy.verdict(appraisal, oc_factor, ctx)
+    said = (full.accepted, full.processors, full.queue_order)
+    assert (short.accepted, short.processors, short.queue_order) == said
+    if not full.accepted or isinstance(appraisal, type(full)):
+        return
+    plan = policy.plan_of(appraisal, full, ctx)
+    if plan is None:  # reordered: the what-if re-plans
+        return
+    by_id = {j.id: j for j in [*queue, job]}
+    expected = SCHEDULER.plan(ctx, [by_id[i] for i in full.queue_order]).placements
+    assert [tuple(p) for p in plan] == [tuple(p) for p in expected]
