@@ -234,11 +234,11 @@ class GridMarket(mesa.Model):
 
         Raises :class:`MarketStalled` if jobs wait that can never run.
         """
-        with collector_paused():
+        with collector_paused():  # (the result too: its tables hold a row per job)
             interval = self.spec.sample_interval
             while self.running and self.time < max_time:
                 self.advance_to(min(self.time + interval, max_time))
-        return self.result()
+            return self.result()
 
     def check_stalled(self) -> None:
         """Raise :class:`MarketStalled` if the market cannot progress: a committed job can never

@@ -103,12 +103,20 @@ def _jobs(sps) -> pd.DataFrame:
     for name in JOB_COLUMNS:
         values = [v for part in parts for v in part[name]] if len(parts) > 1 else parts[0][name]
         if name in _FLOAT_COLUMNS:
-            columns[name] = np.array(values, dtype=np.float64)
+            columns[name] = _floats(values)
         elif name == "swf_job":
             columns[name] = pd.array(values, dtype="Int64")
         else:
             columns[name] = values
     return pd.DataFrame(columns)
+
+
+def _floats(values: list) -> np.ndarray:
+    """``values`` (floats, None where missing) as float64, NaN for None; a column of None only
+    (e.g. a policy parameter no decision had) without numpy's per-item type discovery."""
+    if values and values[0] is None and values.count(None) == len(values):
+        return np.full(len(values), np.nan)
+    return np.array(values, dtype=np.float64)
 
 
 def _get(items: list, attribute: str) -> list:
