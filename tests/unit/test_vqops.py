@@ -143,14 +143,15 @@ def test_bad_parameters_get_one_line_errors_naming_the_field():
 
 
 # -- the guarantee ---------------------------------------------------------------------------
+# A priced job: (processors, runtime, deadline factor, urgent)
+JOB = (
+    st.sampled_from([1, 2, 4, 8]),
+    st.integers(1, 8).map(lambda k: k / 2),
+    st.integers(1, 6),
+    st.booleans(),
+)
 specs = st.lists(
-    st.tuples(
-        st.integers(0, 16).map(lambda k: k / 2),  # arrival
-        st.sampled_from([1, 2, 4, 8]),  # processors
-        st.integers(1, 8).map(lambda k: k / 2),  # runtime
-        st.integers(1, 6),  # deadline factor
-        st.booleans(),  # urgent
-    ),
+    st.tuples(st.integers(0, 16).map(lambda k: k / 2), *JOB),  # arrival first
     min_size=1,
     max_size=16,
 )
@@ -180,16 +181,7 @@ def test_admitted_deadlines_are_met_with_exact_estimates(policy, specs):
 # -- what the what-ifs take from an appraisal -----------------------------------------------------
 RUNNING = st.tuples(st.integers(1, 8).map(lambda k: k / 2), st.sampled_from([1, 2, 4]))
 offers = st.tuples(
-    st.lists(
-        st.tuples(
-            st.sampled_from([1, 2, 4, 8]),  # processors
-            st.integers(1, 8).map(lambda k: k / 2),  # runtime
-            st.integers(1, 6),  # deadline factor
-            st.booleans(),  # urgent
-        ),
-        min_size=1,
-        max_size=10,
-    ),
+    st.lists(st.tuples(*JOB), min_size=1, max_size=10),
     st.lists(RUNNING, max_size=3).filter(lambda r: sum(n for _, n in r) <= 8),
 )
 
