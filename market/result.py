@@ -112,10 +112,18 @@ def _jobs(sps) -> pd.DataFrame:
 
 
 def _floats(values: list) -> np.ndarray:
-    """``values`` (floats, None where missing) as float64, NaN for None; a column of None only
-    (e.g. a policy parameter no decision had) without numpy's per-item type discovery."""
-    if values and values[0] is None and values.count(None) == len(values):
-        return np.full(len(values), np.nan)
+    """``values`` (numbers, None where missing) as float64, NaN for None. Without numpy's
+    per-item type discovery where it can: a column of numbers item by item (``fromiter``, about
+    half the cost), a column of None only (e.g. a policy parameter no decision had) at once."""
+    n = len(values)
+    if values and values[0] is None:
+        if values.count(None) == n:
+            return np.full(n, np.nan)
+    else:
+        try:
+            return np.fromiter(values, np.float64, n)
+        except (TypeError, ValueError):  # a None further on
+            pass
     return np.array(values, dtype=np.float64)
 
 
