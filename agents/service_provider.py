@@ -161,7 +161,7 @@ class ServiceProviderAgent(mesa.Agent):
     @property
     def queue(self) -> list[Job]:
         """Admitted jobs waiting to start, in the order plans take them (pool by pool)."""
-        if len(self.planners) == 1:
+        if self.planners_are_one:
             return self.planner.queue
         return [job for planner in self.planners for job in planner.queue]
 
@@ -227,7 +227,7 @@ class ServiceProviderAgent(mesa.Agent):
                 self.won_markups += 1
         now = self.model.time
         self.planners[record.pool].admit(job, record.decision, now)
-        need = job.shapes[0] if self.reshape else self.least_need(job)
+        need = self.least_need(job)
         if need > self.pools[record.pool].most_available:
             self.model.note_never_runs(self, job, need)
         self._request_dispatch(now)

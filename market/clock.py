@@ -10,8 +10,8 @@ Mesa directly where a trick applies. With ``fast=True`` (the default) the clock
 - builds the Mesa :class:`~mesa.time.Event` of an agent's handler (:func:`handler`) itself and
   pushes it on Mesa's heap (:meth:`Clock.at`): the same event, with the same place in Mesa's
   order (its id from Mesa's counter), without ``schedule_event``'s checks and its two weak
-  references per event (about a twelfth of a trace replay). Anything else, and any Mesa whose
-  events are not built as this module expects, goes through ``schedule_event``;
+  references per event (README, Benchmarks). Anything else, and any Mesa whose events are not
+  built as this module expects, goes through ``schedule_event``;
 - lets callers reuse work between plans made at one instant (read by the planner: ``fast``).
 
 Whatever ``fast`` says, times can be *exact*: with ``ticks_per_hour`` (3600 for a trace, whose

@@ -12,6 +12,8 @@ import math
 from bisect import bisect_right
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True, slots=True)
 class PriceSchedule:
@@ -51,6 +53,15 @@ class PriceSchedule:
     def at(self, t: float) -> float:
         """The price per processor-hour at time ``t``."""
         return self.prices[bisect_right(self.times, t) - 1]
+
+    def costs(self, processors, starts, ends) -> list[float]:
+        """:meth:`cost` of each ``(processors, start, end)`` of three equal-length arrays (or
+        sequences), as floats; at a flat price, one array product of the same factors."""
+        n, a, b = (np.asarray(x, dtype=np.float64) for x in (processors, starts, ends))
+        if len(self.prices) == 1:
+            return (self.prices[0] * n * (b - a)).tolist()
+        held = zip(n.tolist(), a.tolist(), b.tolist(), strict=True)
+        return [self.cost(*h) for h in held]
 
     def cost(self, processors: int, start: float, end: float) -> float:
         """Rent for ``processors`` held over ``[start, end)``."""

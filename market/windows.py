@@ -61,11 +61,7 @@ def window_profit(
     started, a, b = _held(spans(jobs), lo, hi, now)
     held = b > a
     processors, a, b = started[held, 0], a[held], b[held]
-    if len(price.prices) == 1:  # (the same products as PriceSchedule.cost's)
-        rent = (price.prices[0] * processors * (b - a)).tolist()
-    else:
-        held = zip(processors.tolist(), a.tolist(), b.tolist(), strict=True)
-        rent = [price.cost(n, x, y) for n, x, y in held]
+    rent = price.costs(processors, a, b)
     end, value = started[:, 2], started[:, 3]
     paid = value[(lo <= end) & (end <= hi) & ~np.isnan(value)]  # (NaN compares False)
     return math.fsum(paid.tolist()) - math.fsum(rent)

@@ -124,6 +124,17 @@ def test_price_schedule_integrates_rent_over_changes():
         PriceSchedule.steps(3.0, [(5.0, -1.0)])
 
 
+@pytest.mark.parametrize(
+    "price",
+    [PriceSchedule.constant(0.3), PriceSchedule.steps(3.0, [(10.0, 5.0), (20.0, 1.0)])],
+    ids=["flat", "steps"],
+)
+def test_price_schedule_costs_many_as_cost_each(price):
+    held = [(2, 1.0, 4.0), (7, 0.1, 0.7), (3, 8.0, 22.0), (1, 12.0, 14.0)]
+    n, a, b = (np.array(column, dtype=np.float64) for column in zip(*held, strict=True))
+    assert price.costs(n, a, b) == [price.cost(*h) for h in held]  # exactly, float by float
+
+
 def ctx_with(sigma, risk, now=0.0, leases=()):
     f = Forecast(now, 1.0, 10.0, AvailabilityModel(10, sigma), tuple(leases), available_now=10)
     return PlanContext(now, f.profile(risk), 1.0, forecast=f, risk=risk)
