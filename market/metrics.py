@@ -30,11 +30,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from market.fulfilment import deadline_summary
+from market.job_columns import job_columns
 from market.market_metrics import market_reporters, provider_market
 from market.value_metrics import adaptive_reporters, class_acceptance
 from market.windows import rented_hours, window_rate
-from market.windows import spans as window_spans
 
 if TYPE_CHECKING:
     from agents.service_provider import ServiceProviderAgent
@@ -44,8 +46,13 @@ if TYPE_CHECKING:
 SLOWDOWN_BOUND = 10.0 / 3600.0  # hours: runtimes shorter than 10 s count as 10 s
 
 
-def _mean(values: list[float]) -> float:
-    return math.fsum(values) / len(values) if values else math.nan
+def _fsum(values: np.ndarray) -> float:
+    """The correctly rounded sum (``math.fsum``: the same whatever the order)."""
+    return math.fsum(values.tolist())
+
+
+def _mean(values: np.ndarray) -> float:
+    return _fsum(values) / len(values) if len(values) else math.nan
 
 
 def _pct(part: float, whole: float) -> float:
@@ -75,52 +82,58 @@ def _capacity(sp: Any) -> int:
     return sum(p.capacity for p in pools) if pools else sp.resource_provider.capacity
 
 
-def provider_summary(model: GridMarket, sp: ServiceProviderAgent) -> dict[str, Any]:
-    """The summary metrics of one service provider, now (final once the run has ended)."""
+def provider_summary(
+    model: GridMarket, sp: ServiceProviderAgent, columns: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The summary metrics of one service provider, now (final once the run has ended), from
+    its records' ``columns`` (:func:`market.job_columns.job_columns`, read here if not given)."""
     now = model.time if model.end_time is None else model.end_time
-    records = sp.records.values()
-    done = [r for r in records if r.end is not None]
-    committed = sum(r.committed for r in records)
+    cols = columns if columns is not None else job_columns(sp)
+    offered = len(sp.records)
+    committed = np.array(cols["committed"], dtype=bool)
+    accepted = int(np.count_nonzero(committed))
+    end, start, arrival = cols["end"], cols["start"], cols["arrival"]
+    processors, work, deadline = cols["processors"], cols["work"], cols["deadline"]
+    done = ~np.isnan(end)
+    completed = int(np.count_nonzero(done))
 
     lo, hi = model.first_arrival, model.last_arrival
-    spans = window_spans([(r.processors, r.start, r.end, r.paid) for r in records])
+    spans = np.column_stack((processors, start, end, cols["paid"]))
     rented = rented_hours(spans, lo, hi, now)
     rentable = _capacity(sp) * (hi - lo) if hi > lo else 0.0
 
-    offered_work = math.fsum(r.job.work for r in records)
-    unadmitted_work = math.fsum(r.job.work for r in records if not r.committed)
-    missed = sum(1 for r in done if r.job.deadline is not None and r.end > r.job.deadline + 1e-9)
-    best_effort = [r for r in done if r.job.deadline is None or r.job.best_effort]
-    responses = [r.end - r.job.arrival for r in best_effort]
-    slowdowns = [
-        max(1.0, (r.end - r.job.arrival) / max(r.end - r.start, SLOWDOWN_BOUND))
-        for r in best_effort
-    ]
+    offered_work = _fsum(work)
+    unadmitted_work = _fsum(work[~committed])
+    missed = int(np.count_nonzero(done & (end > deadline + 1e-9)))  # (NaN: no deadline)
+    best_effort = done & (np.isnan(deadline) | np.array(cols["best_effort"], dtype=bool))
+    responses = end[best_effort] - arrival[best_effort]
+    runtimes = np.maximum(end[best_effort] - start[best_effort], SLOWDOWN_BOUND)
+    slowdowns = np.maximum(1.0, responses / runtimes)
 
-    predicted = math.fsum(r.decision.expected_profit or 0.0 for r in done)
-    realised = math.fsum(r.profit for r in done)
+    expected = cols["expected_profit"][done]
+    predicted = _fsum(np.where(np.isnan(expected), 0.0, expected))  # (None counts 0)
+    realised = _fsum(cols["profit"][done])
     spec = next(s for s in model.spec.service_providers if s.name == sp.name)
     profit = sp.profit
+    records = sp.records.values()
     return (
         {
             "provider": sp.name,
             "scheduler": spec.scheduler.label(),
             "admission": spec.admission.label(),
-            "offered": len(sp.records),
-            "accepted": committed,
-            "accepted_pct": _pct(committed, len(sp.records)),
-            "completed": len(done),
+            "offered": offered,
+            "accepted": accepted,
+            "accepted_pct": _pct(accepted, offered),
+            "completed": completed,
             "revenue": sp.revenue,
             "rent": sp.rent_paid,
             "profit": profit,
             "profit_rate": profit / now if now > 0 else math.nan,
             "utilization": _pct(rented, rentable),
-            "mean_processors": (
-                math.fsum(r.processors for r in done) / len(done) if done else math.nan
-            ),
+            "mean_processors": _fsum(processors[done]) / completed if completed else math.nan,
             "predicted_profit": predicted,
             "realised_pct": _pct(realised, predicted),
-            "unadmitted_pct": _pct(len(sp.records) - committed, len(sp.records)),
+            "unadmitted_pct": _pct(offered - accepted, offered),
             "unadmitted_work_pct": _pct(unadmitted_work, offered_work),
             "deadlines_missed": missed,
             "mean_response": _mean(responses),

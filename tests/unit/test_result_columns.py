@@ -1,4 +1,4 @@
-"""The per-job table's float columns (market/result.py): the fast conversions give what numpy's
+"""The per-job float columns (market/job_columns.py): the fast conversions give what numpy's
 plain conversion gives, None as NaN, whatever mix of numbers and None a column holds."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from market.result import _floats
+from market.job_columns import floats
 
 
 @pytest.mark.parametrize(
@@ -15,6 +15,6 @@ from market.result import _floats
     ids=["numbers", "a-none-later", "all-none", "a-none-first", "empty", "numpy-scalars"],
 )
 def test_float_columns_are_numpys_conversion_with_none_as_nan(values):
-    got, plain = _floats(list(values)), np.array(values, dtype=np.float64)
+    got, plain = floats(list(values)), np.array(values, dtype=np.float64)
     assert got.dtype == np.float64 and got.shape == (len(values),)
     assert np.array_equal(got, plain, equal_nan=True)
