@@ -206,10 +206,9 @@ class BatchSiteAgent(mesa.Agent):
         if job.on_start is not None:
             job.on_start(job)
 
-    def _overrun(self, due: list[int]) -> None:
+    def _overrun(self, due: list[int], now: float) -> None:
         """A job runs past its requested wall time without being killed: hold its nodes for
         one more request in the plan."""
-        now = self.model.time
         for job_id in due:
             job = self.jobs[job_id]
             if job.end is not None:
@@ -219,8 +218,7 @@ class BatchSiteAgent(mesa.Agent):
             job.reserved_until = now + job.request
             self._overruns.add(job.reserved_until, job.id)
 
-    def _complete_due(self, due: list[int]) -> None:
-        now = self.model.time
+    def _complete_due(self, due: list[int], now: float) -> None:
         for job_id in due:
             job = self.jobs[job_id]
             job.end = now
@@ -230,7 +228,7 @@ class BatchSiteAgent(mesa.Agent):
             self.running -= 1
             if job.on_end is not None:
                 job.on_end(job)
-        self.model.note_progress()
+        self.model.note_progress(now)
         self._request_dispatch()
         if self.idle:
             self.model.check_finished()

@@ -120,13 +120,14 @@ class ClientAgent(mesa.Agent):
         self._advance(now)
         self.submitted += 1
         self.model.note_arrival(job, now)
-        if self.offer(job) is not None:
+        if self.offer(job, now) is not None:
             self.placed += 1
         if self._next is None:  # the market can only have finished once this client has
             self.model.check_finished()
 
-    def offer(self, job: Job) -> ServiceProviderAgent | None:
-        """Offer ``job`` by the offer rule; returns the provider that took it, if any."""
+    def offer(self, job: Job, now: float | None = None) -> ServiceProviderAgent | None:
+        """Offer ``job`` by the offer rule (``now``: the model's time, if the caller has it);
+        returns the provider that took it, if any."""
         providers = self.providers
         for p in providers:
             if not getattr(p, "open", True):  # (a provider that enters later: not yet)
@@ -135,14 +136,14 @@ class ClientAgent(mesa.Agent):
                     return None
                 break
         if self.offer_rule == "best_surplus":
-            return self._shop(job, providers)
+            return self._shop(job, providers, now)
         if self.offer_rule == "random":
             candidates = [providers[int(self.model.rng.integers(len(providers)))]]
         else:
             candidates = providers
         chosen, best = None, None
         for provider in candidates:
-            decision = provider.quote(job)
+            decision = provider.quote(job, now)
             if not decision.accepted:
                 continue
             if self.offer_rule != "best_quote":
@@ -152,15 +153,15 @@ class ClientAgent(mesa.Agent):
             if best is None or promised > best:
                 chosen, best = provider, promised
         if chosen is not None:
-            chosen.commit(job)
+            chosen.commit(job, now)
         return chosen
 
-    def _shop(self, job: Job, providers: Sequence[ServiceProviderAgent]):
+    def _shop(self, job: Job, providers: Sequence[ServiceProviderAgent], now: float | None):
         """``best_surplus``: the quote of highest expected surplus (ties at random), or none if
         every surplus is negative."""
         offers = []
         for provider in providers:
-            decision = provider.quote(job)
+            decision = provider.quote(job, now)
             if decision.accepted:
                 offers.append((terms(provider, job, decision).expected_surplus(job), provider))
         if not offers:
@@ -170,5 +171,5 @@ class ClientAgent(mesa.Agent):
             self.declined += 1
             return None
         chosen = offers[pick][1]
-        chosen.commit(job)
+        chosen.commit(job, now)
         return chosen

@@ -110,9 +110,10 @@ class TimeSharedProvider(ClusterProvider):
         self._event = None
         self._on_complete = handler(self._complete_due)  # kept: see market.clock.handler
 
-    def quote(self, job: Job) -> Decision:
+    def quote(self, job: Job, now: float | None = None) -> Decision:
         """Run Libra/LibraRisk on ``job`` now (recorded whatever the client does)."""
-        now = self.model.time
+        if now is None:
+            now = self.model.time
         n = self._width(job)
         choice = self.policy.choose(self.cluster, now, job)
         if choice.nodes is None:
@@ -126,13 +127,13 @@ class TimeSharedProvider(ClusterProvider):
         self.records[job.id] = JobRecord(job, decision)
         return decision
 
-    def commit(self, job: Job) -> None:
+    def commit(self, job: Job, now: float | None = None) -> None:
         """Start ``job`` on the nodes its quote chose (the cluster is unchanged since)."""
         record = self.records[job.id]
         quoted, self._quoted = self._quoted, None
         if not record.decision.accepted or quoted is None or quoted[0] != job.id:
             raise ValueError(f"{self.name} did not just accept job {job.id}")
-        now, nodes = self.model.time, quoted[1]
+        now, nodes = self.model.time if now is None else now, quoted[1]
         n = len(nodes)
         self.cluster.admit(now, job.id, nodes, job.runtime(n), job.predicted_runtime(n),
                            job.deadline)  # fmt: skip
@@ -167,7 +168,7 @@ class TimeSharedProvider(ClusterProvider):
                 if not self.cluster.on_node[j]:
                     rp.release(self._leases.pop(j))
         self.busy = len(self._leases)
-        self.model.note_progress()
+        self.model.note_progress(now)
         self._expect_completion()
         if self.idle:
             self.model.check_finished()
@@ -181,14 +182,14 @@ class EDFProvider(ClusterProvider):
         self._leases: dict[int, Lease] = {}  # job id -> lease
         self.completions = Completions(model.clock, self._complete)
 
-    def quote(self, job: Job) -> Decision:
+    def quote(self, job: Job, now: float | None = None) -> Decision:
         """Queue every job (EDF decides when it selects it)."""
         self._width(job)
         decision = Decision(True, "queued", "earliest deadline first: decided when selected")
         self.records[job.id] = JobRecord(job, decision)
         return decision
 
-    def commit(self, job: Job) -> None:
+    def commit(self, job: Job, now: float | None = None) -> None:
         """Queue ``job`` in deadline order and start what can start."""
         record = self.records[job.id]
         record.committed = True
@@ -228,13 +229,12 @@ class EDFProvider(ClusterProvider):
         self.running += 1
         self.completions.add(end, job.id)
 
-    def _complete(self, job_ids: list[int]) -> None:
-        now = self.model.time
+    def _complete(self, job_ids: list[int], now: float) -> None:
         for job_id in job_ids:
             record = self.records[job_id]
             self.busy -= record.processors
             self._finish(record, now, self.resource_provider.release(self._leases.pop(job_id)))
-        self.model.note_progress()
+        self.model.note_progress(now)
         self._select()
         if self.idle:
             self.model.check_finished()

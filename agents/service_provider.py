@@ -178,10 +178,12 @@ class ServiceProviderAgent(mesa.Agent):
         return any(planner.queue for planner in self.planners)
 
     # -- what a client sees --------------------------------------------------------------------
-    def quote(self, job: Job) -> Decision:
+    def quote(self, job: Job, now: float | None = None) -> Decision:
         """Run admission control on ``job`` (on every pool, keeping the best) and price it; the
-        decision and its terms are recorded whatever the client does."""
-        now = self.model.time
+        decision and its terms are recorded whatever the client does. ``now``: the model's
+        time, if the caller has it."""
+        if now is None:
+            now = self.model.time
         decision, pool = self.planner.quote(job, now), 0
         if not self.planners_are_one:
             for i, planner in enumerate(self.planners[1:], start=1):
@@ -213,8 +215,9 @@ class ServiceProviderAgent(mesa.Agent):
         """Price from now on with base markup ``markup`` (>= 0; the dashboard's market view)."""
         self.pricing = self.pricing.with_markup(markup)
 
-    def commit(self, job: Job) -> None:
-        """The client gives ``job`` to this provider (after an accepting :meth:`quote`)."""
+    def commit(self, job: Job, now: float | None = None) -> None:
+        """The client gives ``job`` to this provider (after an accepting :meth:`quote`) at
+        ``now`` (the model's time, if the caller has it)."""
         record = self.records[job.id]
         if not record.decision.accepted:
             raise ValueError(f"{self.name} did not accept job {job.id}")
@@ -225,7 +228,8 @@ class ServiceProviderAgent(mesa.Agent):
             if record.quote.markup == record.quote.markup:  # (not NaN)
                 self.won_markup += record.quote.markup
                 self.won_markups += 1
-        now = self.model.time
+        if now is None:
+            now = self.model.time
         self.planners[record.pool].admit(job, record.decision, now)
         need = self.least_need(job)
         if need > self.pools[record.pool].most_available:
@@ -343,10 +347,12 @@ class ServiceProviderAgent(mesa.Agent):
         self.completions.add(snap(now + job.runtime(n)), job.id)
         return True
 
-    def complete(self, job_ids: list[int]) -> None:
-        """These jobs end now: each gives its processors back and is paid for; then the
-        scheduler runs (§3.3)."""
-        now, ledger = self.model.time, self.model.ledger
+    def complete(self, job_ids: list[int], now: float | None = None) -> None:
+        """These jobs end now (``now``: the model's time, if the caller has it): each gives its
+        processors back and is paid for; then the scheduler runs (§3.3)."""
+        if now is None:
+            now = self.model.time
+        ledger = self.model.ledger
         for job_id in job_ids:
             record = self.records[job_id]
             record.rent = self.pools[record.pool].release(record.lease, now)
@@ -362,7 +368,7 @@ class ServiceProviderAgent(mesa.Agent):
             ledger.settle(now, client, self.name, record.paid, job_id)
             self.busy -= record.processors
             self.running -= 1
-        self.model.note_progress()
+        self.model.note_progress(now)
         if self.waiting:  # (else nothing to start, no wake-up)
             self._request_dispatch(now)
         if self.planners_are_one:

@@ -113,8 +113,7 @@ class VarqUser(mesa.Agent):
             self._records[record.id] = record
             self._waiting.add(min(record.plan.submit_at, now + self.replan_interval), record.id)
 
-    def _wake(self, due: list[int]) -> None:
-        now = self.model.time
+    def _wake(self, due: list[int], now: float) -> None:
         for record in [self._records.pop(i) for i in due]:
             if record.plan.submit_at > now + 1e-12:  # re-plan while waiting (§3)
                 again = varq.plan(

@@ -174,8 +174,8 @@ def handler(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class Completions:
-    """When running jobs end, as Mesa events at high priority: ``handle(keys)`` is called at
-    each end time with the keys (e.g. job ids) of every job due then, in key order.
+    """When running jobs end, as Mesa events at high priority: ``handle(keys, now)`` is called
+    at each end time ``now`` with the keys (e.g. job ids) of every job due then, in key order.
 
     Fast: one event per time that becomes the earliest end (each event schedules the next), none
     cancelled, so that Mesa's heap holds a handful of events instead of one per running job.
@@ -183,7 +183,7 @@ class Completions:
 
     __slots__ = ("_at", "_clock", "_due", "_fire", "_handle", "_times")
 
-    def __init__(self, clock: Clock, handle: Callable[[list[Any]], None]) -> None:
+    def __init__(self, clock: Clock, handle: Callable[[list[Any], float], None]) -> None:
         self._clock = clock
         self._at = clock.at
         self._handle = handle
@@ -220,4 +220,4 @@ class Completions:
         elif due and due[0][0] <= now:
             items.append(heapq.heappop(due)[1])
         if items:
-            self._handle(items)
+            self._handle(items, now)

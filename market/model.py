@@ -163,9 +163,10 @@ class GridMarket(mesa.Model):
         if now > self.last_arrival:
             self.last_arrival = now
 
-    def note_progress(self) -> None:
-        """Jobs ended now (a job that starts ends later, or runs: see :meth:`check_stalled`)."""
-        self.last_progress = self.time
+    def note_progress(self, now: float | None = None) -> None:
+        """Jobs ended now (``now``, the model's time, if the caller has it; a job that starts
+        ends later, or runs: see :meth:`check_stalled`)."""
+        self.last_progress = self.time if now is None else now
 
     def note_never_runs(self, provider: ServiceProviderAgent, job, need: int) -> None:
         """``provider`` committed ``job``, which needs ``need`` processors, more than its
