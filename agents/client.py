@@ -116,7 +116,7 @@ class ClientAgent(mesa.Agent):
             self.model.clock.at(at if at > now else now, self._on_arrive)
 
     def _arrive(self) -> None:
-        job, now = self._next, self.model.time
+        job, now = self._next, self.model.clock.now
         self._advance(now)
         self.submitted += 1
         self.model.note_arrival(job, now)

@@ -265,7 +265,7 @@ class ServiceProviderAgent(mesa.Agent):
         """Start every job the plan has due now; sleep until its next planned start (with
         several pools: each pool's plan in turn, until the earliest next start of them)."""
         self._dispatch_event = None
-        now = self.model.time
+        now = self.model.clock.now
         if self.planners_are_one:
             plan = self._dispatch_pool(self.planner, self.resource_provider, now)
             if plan is not None:

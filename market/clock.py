@@ -12,6 +12,8 @@ Mesa directly where a trick applies. With ``fast=True`` (the default) the clock
   order (its id from Mesa's counter), without ``schedule_event``'s checks and its two weak
   references per event (README, Benchmarks). Anything else, and any Mesa whose events are not
   built as this module expects, goes through ``schedule_event``;
+- reads the model's time where Mesa keeps it (:attr:`Clock.now`), not through Mesa's observable
+  ``time`` descriptor (a Python call per read);
 - lets callers reuse work between plans made at one instant (read by the planner: ``fast``).
 
 Whatever ``fast`` says, times can be *exact*: with ``ticks_per_hour`` (3600 for a trace, whose
@@ -77,6 +79,13 @@ class Clock:
         self._event_list = getattr(model, "_event_list", None)
         # Build handlers' events here (see the module docstring), or leave it all to Mesa
         self._builds = fast and _events_as_expected(self._event_list)
+        # Read the time where Mesa's observable keeps it, if it keeps it there
+        self._reads_time = fast and getattr(model, "_time", None) == model.time
+
+    @property
+    def now(self) -> float:
+        """The model's time (``model.time``; fast, read without Mesa's descriptor)."""
+        return self.model._time if self._reads_time else self.model.time
 
     def snap(self, time: float) -> float:
         """``time`` on the tick grid (``round(time x ticks) / ticks``), or as it is without
@@ -116,7 +125,7 @@ class Clock:
         if not events:
             return True
         top = events[0]
-        return top.time > (self.model.time if now is None else now) and not top._canceled
+        return top.time > (self.now if now is None else now) and not top._canceled
 
     def _events(self) -> list | None:
         """Mesa's event heap (None when not ``fast``, or where Mesa keeps its events otherwise:
@@ -135,7 +144,7 @@ class Clock:
         model's time, if the caller has it): at once if nothing else is (returns None), else in
         a low-priority event at this instant (returned)."""
         if now is None:
-            now = self.model.time
+            now = self.now
         if self.instant_is_over(now):
             self.at_once += 1
             callback()
@@ -206,7 +215,7 @@ class Completions:
             self._at(end, self._fire, Priority.HIGH)
 
     def _fire_due(self) -> None:
-        now = self._clock.model.time
+        now = self._clock.now
         due, items = self._due, []
         if self._clock.fast:
             self._times.pop()  # this event's

@@ -72,3 +72,19 @@ def test_what_the_clock_cannot_build_goes_through_mesa():
     assert not _events_as_expected(None)
     assert not _events_as_expected(object())
     assert _events_as_expected(model._event_list)
+
+
+def test_the_clocks_now_is_the_models_time_as_events_run():
+    model = mesa.Model(rng=1)
+    fast, plain = Clock(model, fast=True), Clock(model, fast=False)
+    seen = []
+
+    def note() -> None:
+        seen.append((model.time, fast.now, plain.now))
+
+    keep = handler(note)
+    for t in (0.5, 1.25, 3.0):
+        fast.at(t, keep)
+    model.run_until(4.0)
+    assert seen == [(t, t, t) for t in (0.5, 1.25, 3.0)]
+    assert fast.now == plain.now == model.time == 4.0
