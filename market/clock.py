@@ -99,16 +99,14 @@ class Clock:
         through a WeakMethod per event, which costs; agents keep their handlers as attributes,
         see :func:`handler`). Fast, a handler's event is built here, as Mesa would build it."""
         if self._builds and type(callback) is partial:
-            event = _new_event(Event)
-            event.__dict__ = {
-                "time": time,
-                "priority": int(priority),
-                "_canceled": False,
-                "fn": ref(callback),
-                "unique_id": next(Event._ids),
-                "function_args": [],
-                "function_kwargs": {},
-            }
+            event = _new_event(Event)  # (its fields set one by one, as Mesa's __init__ does:
+            event.time = time  # they stay inline, where the heap's __lt__ reads them fast)
+            event.priority = int(priority)
+            event._canceled = False
+            event.fn = ref(callback)
+            event.unique_id = next(Event._ids)
+            event.function_args = []
+            event.function_kwargs = {}
             heapq.heappush(self._event_list._events, event)
             return event
         return self.model.schedule_event(callback, at=time, priority=priority)
