@@ -35,6 +35,7 @@ takes markups down to 0). The markup of a provider may be changed during a run
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -57,6 +58,14 @@ def predicted_rent(decision: Decision) -> float:
     if decision.expected_value is None or decision.expected_profit is None:
         return 0.0
     return decision.expected_value - decision.expected_profit
+
+
+@functools.cache
+def _utility_terms(confidence: float) -> PriceQuote:
+    """The terms of a job accepted without a plan: its utility at completion. One shared quote
+    per confidence (quotes are immutable; a trace replay makes one per job, and the cyclic
+    collector would walk every one of them, a named tuple staying tracked)."""
+    return PriceQuote(None, None, confidence)
 
 
 class Pricing(ABC):
@@ -87,7 +96,7 @@ class Pricing(ABC):
         provider's recent accepted quotes, oldest first; ``confidence`` the probability with
         which it plans to keep the promised completion (``1 - risk`` on an uncertain pool)."""
         if decision.end is None:  # no plan to price on (EASY admitting all): the utility
-            return PriceQuote(None, None, confidence)
+            return _utility_terms(confidence)
         rent = predicted_rent(decision)
         price, markup = self.price(job, decision, rent, wins)
         return PriceQuote(price, decision.end, confidence, rent, markup)

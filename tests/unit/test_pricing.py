@@ -41,6 +41,21 @@ def test_cost_plus_and_opportunity_prices_on_the_worked_example():
     assert make_pricing("utility").quote(b, d).price is None
 
 
+def test_a_job_accepted_without_a_plan_pays_its_utility_under_every_rule():
+    # One processor: EASY starts the first queued job, reserves it next for the second and
+    # places none behind them, so accept_all predicts no completion for the job offered: no
+    # rent to price on, whatever the rule.
+    queue, job = [make_job(0, 1.0, 10.0), make_job(1, 1.0, 10.0)], make_job(2, 2.0, 40.0, 4.0)
+    d = make_admission("accept_all").decide(job, queue, make_ctx(1, 3.0), make_scheduler("easy"))
+    assert d.accepted and d.end is None
+    for name in ("utility", "cost_plus", "urgency", "opportunity", "adaptive"):
+        for confidence in (1.0, 0.9):
+            quote = make_pricing(name).quote(job, d, (), confidence)
+            assert (quote.price, quote.promised, quote.confidence) == (None, None, confidence)
+            assert quote.payment(job, 1.5) == job.utility(1.5)
+            assert quote.expected_price(job) == 0.0 and quote.expected_surplus(job) == 0.0
+
+
 def test_an_urgency_premium_charges_the_decay_rate_at_the_promise():
     job = make_job(0, 2.0, 40.0, 4.0)  # 2 h on one processor, loses 4 florins an hour
     d = make_admission("positive_opportunity").decide(
