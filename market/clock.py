@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -79,8 +80,9 @@ class Clock:
         self._event_list = getattr(model, "_event_list", None)
         # Build handlers' events here (see the module docstring), or leave it all to Mesa
         self._builds = fast and _events_as_expected(self._event_list)
-        # Read the time where Mesa's observable keeps it, if it keeps it there
-        self._reads_time = fast and getattr(model, "_time", None) == model.time
+        # Read the time where Mesa's observable descriptor says it keeps it (``_time``)
+        descriptor = inspect.getattr_static(type(model), "time", None)
+        self._reads_time = fast and getattr(descriptor, "private_name", None) == "_time"
 
     @property
     def now(self) -> float:

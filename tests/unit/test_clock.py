@@ -88,3 +88,11 @@ def test_the_clocks_now_is_the_models_time_as_events_run():
     model.run_until(4.0)
     assert seen == [(t, t, t) for t in (0.5, 1.25, 3.0)]
     assert fast.now == plain.now == model.time == 4.0
+
+
+def test_the_clocks_now_falls_back_to_model_time_where_mesa_keeps_it_elsewhere():
+    class OtherModel:  # a model whose time is a plain attribute (no ``_time`` behind it)
+        time = 2.5
+        _event_list = None
+
+    assert Clock(OtherModel(), fast=True).now == 2.5
