@@ -28,51 +28,55 @@ FLOAT_COLUMNS = frozenset({
 })  # fmt: skip
 
 
-def job_columns(sp: Any) -> dict[str, Any]:
+def job_columns(sp: Any, table: bool = True) -> dict[str, Any]:
     """The columns of ``sp``'s records (a service or cluster provider's ``JobRecord``\\ s): the
-    job, its decision (with the OC-Factor and rollback window a value-aware policy decided
-    with), what happened, and its market terms; plus ``deadline`` and ``best_effort``."""
+    numbers the summary reads (with ``deadline`` and ``best_effort``), and with ``table`` the
+    rest of the per-job table: the job, its decision (with the OC-Factor and rollback window a
+    value-aware policy decided with), what happened, and its market terms."""
     records = list(sp.records.values())
     jobs = [r.job for r in records]
     decisions = [r.decision for r in records]
-    params = [d.params for d in decisions]
-    quotes = [r.quote for r in records]
-    pools = [pool.name for pool in getattr(sp, "pools", None) or [sp.resource_provider]]
     cols = {
-        "provider": [sp.name] * len(records),
-        "job": [j.id for j in jobs],
-        "swf_job": [j.swf_job for j in jobs],
-        "client": [j.client for j in jobs],
-        "kind": [j.kind for j in jobs],
         "arrival": [j.arrival for j in jobs],
         "work": [j.work for j in jobs],
-        "max_processors": [j.max_shape for j in jobs],
         "deadline": [j.deadline for j in jobs],
         "best_effort": [j.best_effort for j in jobs],
-        "accepted": [d.accepted for d in decisions],
-        "reason": [d.reason for d in decisions],
-        "detail": [d.detail for d in decisions],
-        "planned_processors": [d.processors for d in decisions],
-        "planned_start": [d.start for d in decisions],
-        "planned_end": [d.end for d in decisions],
-        "expected_value": [d.expected_value for d in decisions],
         "expected_profit": [d.expected_profit for d in decisions],
         "committed": [r.committed for r in records],
         "processors": [r.processors for r in records],
         "start": [r.start for r in records],
         "end": [r.end for r in records],
         "paid": [r.paid for r in records],
-        "rent": [r.rent for r in records],
         "profit": [r.profit for r in records],
-        "surplus": [r.surplus for r in records],
-        "oc_factor": [p.get("oc_factor") if p else None for p in params],
-        "rollback_window": [p.get("rollback_window") if p else None for p in params],
-        "pool": [pools[r.pool] for r in records],
-        "price": [q.price if q is not None else None for q in quotes],
-        "promised_end": [q.promised if q is not None else None for q in quotes],
-        "quote_markup": [q.markup if q is not None else None for q in quotes],
     }
-    for name in FLOAT_COLUMNS:
+    if table:
+        params = [d.params for d in decisions]
+        quotes = [r.quote for r in records]
+        pools = [pool.name for pool in getattr(sp, "pools", None) or [sp.resource_provider]]
+        cols |= {
+            "provider": [sp.name] * len(records),
+            "job": [j.id for j in jobs],
+            "swf_job": [j.swf_job for j in jobs],
+            "client": [j.client for j in jobs],
+            "kind": [j.kind for j in jobs],
+            "max_processors": [j.max_shape for j in jobs],
+            "accepted": [d.accepted for d in decisions],
+            "reason": [d.reason for d in decisions],
+            "detail": [d.detail for d in decisions],
+            "planned_processors": [d.processors for d in decisions],
+            "planned_start": [d.start for d in decisions],
+            "planned_end": [d.end for d in decisions],
+            "expected_value": [d.expected_value for d in decisions],
+            "rent": [r.rent for r in records],
+            "surplus": [r.surplus for r in records],
+            "oc_factor": [p.get("oc_factor") if p else None for p in params],
+            "rollback_window": [p.get("rollback_window") if p else None for p in params],
+            "pool": [pools[r.pool] for r in records],
+            "price": [q.price if q is not None else None for q in quotes],
+            "promised_end": [q.promised if q is not None else None for q in quotes],
+            "quote_markup": [q.markup if q is not None else None for q in quotes],
+        }
+    for name in FLOAT_COLUMNS.intersection(cols):
         cols[name] = floats(cols[name])
     return cols
 

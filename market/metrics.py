@@ -86,9 +86,10 @@ def provider_summary(
     model: GridMarket, sp: ServiceProviderAgent, columns: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The summary metrics of one service provider, now (final once the run has ended), from
-    its records' ``columns`` (:func:`market.job_columns.job_columns`, read here if not given)."""
+    its records' ``columns`` (:func:`market.job_columns.job_columns`; the ones it reads are
+    read here if not given)."""
     now = model.time if model.end_time is None else model.end_time
-    cols = columns if columns is not None else job_columns(sp)
+    cols = columns if columns is not None else job_columns(sp, table=False)
     offered = len(sp.records)
     committed = np.array(cols["committed"], dtype=bool)
     accepted = int(np.count_nonzero(committed))

@@ -1,12 +1,19 @@
-"""The per-job float columns (market/job_columns.py): the fast conversions give what numpy's
-plain conversion gives, None as NaN, whatever mix of numbers and None a column holds."""
+"""The per-job columns (market/job_columns.py): the fast float conversions give what numpy's
+plain conversion gives, None as NaN, whatever mix of numbers and None a column holds; the summary
+read alone is the one from the per-job table's columns."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 
-from market.job_columns import floats
+from market.job_columns import floats, job_columns
+from market.metrics import provider_summary
+from market.model import GridMarket, MarketStalled
+from market.scenario import validate
+from tests.markets import random_market
 
 
 @pytest.mark.parametrize(
@@ -18,3 +25,69 @@ def test_float_columns_are_numpys_conversion_with_none_as_nan(values):
     got, plain = floats(list(values)), np.array(values, dtype=np.float64)
     assert got.dtype == np.float64 and got.shape == (len(values),)
     assert np.array_equal(got, plain, equal_nan=True)
+
+
+def _same(a: dict, b: dict) -> bool:
+    """Equal dicts, NaN equal to NaN."""
+    nan = lambda v: isinstance(v, float) and math.isnan(v)  # noqa: E731
+    return a.keys() == b.keys() and all(a[k] == b[k] or (nan(a[k]) and nan(b[k])) for k in a)
+
+
+def _by_records(model, sp) -> dict:
+    """The summary's own figures, by their definitions (market/metrics.py) record by record."""
+    now = model.time if model.end_time is None else model.end_time
+    records = list(sp.records.values())
+    done = [r for r in records if r.end is not None]
+    committed = sum(r.committed for r in records)
+    lo, hi = model.first_arrival, model.last_arrival
+    rented = math.fsum(
+        r.processors * max(0.0, min(r.end if r.end is not None else now, hi) - max(r.start, lo))
+        for r in records
+        if r.start is not None
+    )
+    pools = getattr(sp, "pools", None) or [sp.resource_provider]
+    rentable = sum(p.capacity for p in pools) * (hi - lo)
+    work = math.fsum(r.job.work for r in records)
+    best_effort = [r for r in done if r.job.deadline is None or r.job.best_effort]
+    slowdowns = [
+        max(1.0, (r.end - r.job.arrival) / max(r.end - r.start, 10.0 / 3600.0)) for r in best_effort
+    ]
+    predicted = math.fsum(r.decision.expected_profit or 0.0 for r in done)
+    pct = lambda part, whole: 100.0 * part / whole if whole else math.nan  # noqa: E731
+    mean = lambda xs: math.fsum(xs) / len(xs) if xs else math.nan  # noqa: E731
+    return {
+        "accepted": committed,
+        "completed": len(done),
+        "utilization": pct(rented, rentable) if hi > lo else math.nan,
+        "mean_processors": mean([r.processors for r in done]),
+        "predicted_profit": predicted,
+        "realised_pct": pct(math.fsum(r.profit for r in done), predicted),
+        "unadmitted_work_pct": pct(math.fsum(r.job.work for r in records if not r.committed), work),
+        "deadlines_missed": sum(
+            1 for r in done if r.job.deadline is not None and r.end > r.job.deadline + 1e-9
+        ),
+        "mean_response": mean([r.end - r.job.arrival for r in best_effort]),
+        "mean_slowdown": mean(slowdowns),
+    }
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_summary_from_columns_is_its_definitions_record_by_record(seed, tmp_path):
+    # Random markets (deadline clusters, traces with deadlines, competing providers), mid-run
+    # (jobs running, none ended yet) and at the end: the vectorised figures are the per-record
+    # ones, and the summary read alone (the dashboard's) is the one from the table's columns.
+    rng = np.random.default_rng(seed)
+    data = random_market(rng, trace_dir=tmp_path, market=seed % 2 == 1)
+    model = GridMarket(validate(data), seed=seed)
+    try:
+        for until in (model.time + 2.0, math.inf):
+            model.run(until)
+            for sp in model.service_providers.values():
+                summary = provider_summary(model, sp, job_columns(sp))
+                assert _same(summary, provider_summary(model, sp))
+                expected = _by_records(model, sp)
+                if getattr(sp, "policy", None) is not None and sp.policy.sharing == "time":
+                    del expected["utilization"]  # a time-shared cluster's own (fulfilment.py)
+                assert _same({k: summary[k] for k in expected}, expected)
+    except MarketStalled:
+        pytest.skip("this random market stalls (its pools' chances)")
