@@ -2,7 +2,8 @@
 no reservations and no deadlines (VARQ TR 2007-09 §2.1; §4.4 simulates Maui's default policy,
 "first-come-first-served with backfilling").
 
-- It replays a trace as its background workload (:mod:`market.workloads.site_trace`) and accepts
+- It replays a trace as its background workload (:mod:`market.inputs.workloads.site_trace`) and
+accepts
   jobs from any agent at any time (:meth:`BatchSiteAgent.submit`): VARQ users, clients, service
   providers. A job wider than the machine is refused with a one-line error.
 - It plans with the project's EASY (:class:`agents.policies.backfill.EASY`) on a capacity profile
@@ -14,7 +15,7 @@ no reservations and no deadlines (VARQ TR 2007-09 §2.1; §4.4 simulates Maui's 
   parameter, recorded as ``killed``); otherwise its reservation is extended by one request at a
   time until it ends.
 - It learns QBETS online from its own queue delays (start - submission) of every job it starts
-  (:class:`market.qbets.QBETS`, in hours), which VARQ users ask.
+  (:class:`market.core.qbets.QBETS`, in hours), which VARQ users ask.
 """
 
 from __future__ import annotations
@@ -28,16 +29,16 @@ import mesa
 
 from agents.policies.backfill import EASY
 from agents.policies.base import PlanContext
-from market.capacity import CapacityProfile
-from market.clock import Completions, handler
-from market.jobs import Job
-from market.pricing import PriceSchedule
-from market.qbets import QBETS
-from market.utility import UtilityFunction
-from market.workloads.site_trace import SiteTrace
+from agents.site_summary import site_rows
+from market.core.capacity import CapacityProfile
+from market.core.jobs import Job
+from market.core.qbets import QBETS
+from market.core.rent import PriceSchedule
+from market.core.utility import UtilityFunction
+from market.inputs.workloads.site_trace import SiteTrace
 
 if TYPE_CHECKING:
-    from market.model import GridMarket
+    from market.sim.model import GridMarket
 
 _NOTHING = UtilityFunction.constant(0.0)
 
@@ -123,10 +124,8 @@ class BatchSiteAgent(mesa.Agent):
         self._next_background = 0
         self._next_id = len(background)
         # Mesa keeps weak references to callbacks: keep them (see ServiceProviderAgent).
-        self._on_arrive = handler(self._arrive)
-        self._on_dispatch = handler(self._dispatch)
-        self._completions = Completions(model.clock, self._complete_due)
-        self._overruns = Completions(model.clock, self._overrun)
+        self._completions = model.clock.completions(self._complete_due)
+        self._overruns = model.clock.completions(self._overrun)
         self._schedule_background()
 
     # -- submissions -----------------------------------------------------------------------------
@@ -157,7 +156,7 @@ class BatchSiteAgent(mesa.Agent):
         i = self._next_background
         if i < len(self._background):
             at = max(float(self._background.submit[i]), self.model.time)
-            self.model.clock.at(at, self._on_arrive)
+            self.model.clock.at(at, self._arrive)
 
     def _arrive(self) -> None:
         trace, i = self._background, self._next_background
@@ -170,7 +169,7 @@ class BatchSiteAgent(mesa.Agent):
     def _request_dispatch(self) -> None:
         if not self._dispatch_pending:
             self._dispatch_pending = True
-            self.model.clock.at_end_of_instant(self._on_dispatch)
+            self.model.clock.at_end_of_instant(self._dispatch)
 
     def _dispatch(self) -> None:
         """Plan the queue with EASY and start what is due now."""
@@ -248,3 +247,7 @@ class BatchSiteAgent(mesa.Agent):
     def background_done(self) -> bool:
         """Every trace job has been submitted."""
         return self._next_background >= len(self._background)
+
+    def summary_rows(self) -> list[dict]:
+        """This site's rows of the run summary (:mod:`agents.site_summary`)."""
+        return site_rows(self, self.model.time)

@@ -7,7 +7,7 @@ offer rule (the scenario's ``offer_rule``):
   (runs its admission control); among those that accept, the client takes the one promising the
   highest utility, i.e. the earliest predicted completion; ties go to the provider listed first.
 - ``best_surplus`` (default when any of its providers prices otherwise, issue 18): every
-  provider quotes a price (:class:`~market.quotes.PriceQuote`); the client takes the highest
+  provider quotes a price (:class:`~market.core.quotes.PriceQuote`); the client takes the highest
   expected surplus, its utility at the promised completion minus the price; ties are broken
   uniformly at random (its own random stream), so that identical providers share the market.
   If every surplus is negative it declines them all (counted in ``declined``); at a surplus of
@@ -20,8 +20,8 @@ offer rule (the scenario's ``offer_rule``):
 
 Only providers that are ``open`` are asked (one that enters the market later is not, before).
 Payment is settled by the service provider when the job completes (see
-:meth:`market.ledger.Ledger.settle`): the client pays by the quote's terms
-(:meth:`market.quotes.PriceQuote.payment`; the job's utility at that time, by default).
+:meth:`market.core.ledger.Ledger.settle`): the client pays by the quote's terms
+(:meth:`market.core.quotes.PriceQuote.payment`; the job's utility at that time, by default).
 """
 
 from __future__ import annotations
@@ -32,13 +32,12 @@ from typing import TYPE_CHECKING
 import mesa
 import numpy as np
 
-from market.clock import handler
-from market.jobs import Job
-from market.quotes import PriceQuote
+from market.core.jobs import Job
+from market.core.quotes import PriceQuote
 
 if TYPE_CHECKING:
     from agents.service_provider import ServiceProviderAgent
-    from market.model import GridMarket
+    from market.sim.model import GridMarket
 
 OFFER_RULES = ("best_quote", "best_surplus", "first_accept", "random")
 TIE = 1e-9  # florins: surpluses this close are equal (best_surplus)
@@ -97,7 +96,6 @@ class ClientAgent(mesa.Agent):
         self.declined = 0  # jobs some provider accepted but whose every quote it declined
         self.choice_rng = model.rng  # tie-breaks (best_surplus); the model gives it its own
         self._stream = iter(jobs)
-        self._on_arrive = handler(self._arrive)  # kept: see market.clock.handler
         self._next: Job | None = None
         self._advance()
 
@@ -113,7 +111,7 @@ class ClientAgent(mesa.Agent):
             if now is None:
                 now = self.model.time
             at = upcoming.arrival
-            self.model.clock.at(at if at > now else now, self._on_arrive)
+            self.model.clock.at(at if at > now else now, self._arrive)
 
     def _arrive(self) -> None:
         job, now = self._next, self.model.clock.now

@@ -8,7 +8,7 @@ provider's processors (its ``capacity``; a pool without uncertainty, which the p
 is); rent is paid for a processor while it runs a job.
 
 - :class:`TimeSharedProvider`: at submission the policy picks nodes or rejects (§3.1, §3.3); an
-  admitted job starts at once on :class:`market.timeshare.TimeSharedCluster` and completes when
+  admitted job starts at once on :class:`market.core.timeshare.TimeSharedCluster` and completes when
   its actual work is done. The provider rents a node while any job is on it, so a job's own rent
   is not separable: its record shows 0 and the provider's rent is in the ledger.
 - :class:`EDFProvider`: every job is queued at submission; the earliest deadline is selected,
@@ -28,14 +28,13 @@ from mesa.time import Priority
 from agents.policies.base import Decision
 from agents.policies.libra import EDF, ClusterPolicy, Libra
 from agents.service_provider import JobRecord, ServiceProviderAgent
-from market.clock import Completions, handler
-from market.jobs import Job
-from market.scenario import ScenarioError
-from market.timeshare import TimeSharedCluster
+from market.core.jobs import Job
+from market.core.timeshare import TimeSharedCluster
+from market.inputs.scenario import ScenarioError
 
 if TYPE_CHECKING:
     from agents.resource_provider import Lease, ResourceProviderAgent
-    from market.model import GridMarket
+    from market.sim.model import GridMarket
 
 
 class ClusterProvider(mesa.Agent):
@@ -108,7 +107,6 @@ class TimeSharedProvider(ClusterProvider):
         self._leases: dict[int, Lease] = {}  # node -> its lease while it runs a job
         self._quoted: tuple[int, tuple[int, ...]] | None = None
         self._event = None
-        self._on_complete = handler(self._complete_due)  # kept: see market.clock.handler
 
     def quote(self, job: Job, now: float | None = None) -> Decision:
         """Run Libra/LibraRisk on ``job`` now (recorded whatever the client does)."""
@@ -156,7 +154,7 @@ class TimeSharedProvider(ClusterProvider):
             self._event.cancel()
             self._event = None
         if at is not None:
-            self._event = self.model.clock.at(at, self._on_complete, Priority.HIGH)
+            self._event = self.model.clock.at(at, self._complete_due, Priority.HIGH)
 
     def _complete_due(self) -> None:
         self._event = None
@@ -180,7 +178,7 @@ class EDFProvider(ClusterProvider):
     def __init__(self, model, name, policy: EDF, resource_provider) -> None:
         super().__init__(model, name, policy, resource_provider)
         self._leases: dict[int, Lease] = {}  # job id -> lease
-        self.completions = Completions(model.clock, self._complete)
+        self.completions = model.clock.completions(self._complete)
 
     def quote(self, job: Job, now: float | None = None) -> Decision:
         """Queue every job (EDF decides when it selects it)."""

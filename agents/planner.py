@@ -10,7 +10,7 @@ policies. Under uncertain capacity it plans within the acceptable risk (§3.5, s
 
 Work it saves, keyed by its own key (the instant and the pool's ``version``, which the resource
 provider bumps on every lease and availability change), and only when ``reuse`` is on (the
-model's ``fast`` switch, see :mod:`market.clock`):
+model's ``fast`` switch, see :mod:`market.sim.clock`):
 
 - one :class:`~agents.policies.base.PlanContext` per key, and a
   :class:`~agents.policies.base.RankMemo` of the jobs' ranks at the instant;
@@ -36,10 +36,10 @@ from agents.policies.base import (
     Scheduler,
 )
 from agents.policies.risk import plan_within_risk, start_early
-from market.capacity import CapacityProfile
-from market.forecast import Forecast
-from market.jobs import Job
-from market.pricing import PriceSchedule
+from market.core.capacity import CapacityProfile
+from market.core.forecast import Forecast
+from market.core.jobs import Job
+from market.core.rent import PriceSchedule
 
 
 class Pool(Protocol):

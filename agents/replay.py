@@ -9,9 +9,10 @@ replay wakes again at the next arrival, completion or planned start. Jobs run fo
 runtime on the shape they start on and never reshape (a trace's jobs are rigid).
 
 QoPS §4.1 sets deadlines from "the completion time of the jobs with the EASY back-fill
-schedule" (:mod:`market.workloads.deadlines`): this is that schedule, from the EASY the market
+schedule" (:mod:`market.inputs.workloads.deadlines`): this is that schedule, from the EASY the
+market
 runs, so there is one EASY. With ``ticks_per_hour`` every end is snapped to the tick grid as
-the market's clock does (:mod:`market.clock`), so a trace replays in exact whole seconds.
+the market's clock does (:mod:`market.sim.clock`), so a trace replays in exact whole seconds.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from collections.abc import Sequence
 from agents.planner import Planner
 from agents.policies.admission import AcceptAll
 from agents.policies.base import Admission, Scheduler
-from market.capacity import CapacityProfile, LeaseEnds
-from market.forecast import Forecast
-from market.jobs import Job
-from market.pricing import PriceSchedule
+from market.core.capacity import CapacityProfile, LeaseEnds
+from market.core.forecast import Forecast
+from market.core.jobs import Job
+from market.core.rent import PriceSchedule
 
 
 class FixedPool:

@@ -1,7 +1,7 @@
 """The resource provider: rents out processors (Popovici & Wilkes SC'05 §1.1, §3.2).
 
 It owns a pool of ``capacity`` processors and rents them at a price per processor-hour (a
-:class:`~market.pricing.PriceSchedule`: constant, or changing over time). A service provider asks
+:class:`~market.core.rent.PriceSchedule`: constant, or changing over time). A service provider asks
 for processors when a job is due (:meth:`rent`) and gives them back when it ends
 (:meth:`release`), paying rent for the time it held them. To plan, it asks for a
 :meth:`forecast`: what is available now, the forecast for later periods with its error model
@@ -9,10 +9,10 @@ for processors when a job is due (:meth:`rent`) and gives them back when it ends
 
 What is really there can differ from the forecast (§1.1: a resource provider "might over-book
 resources ... or it might suffer equipment failures"). With an
-:class:`~market.scenario.UncertaintySpec`:
+:class:`~market.inputs.scenario.UncertaintySpec`:
 
 - every ``period`` hours the availability is drawn afresh: the forecast plus an error of standard
-  deviation ``sigma`` (see :mod:`market.forecast`), independently of other periods;
+  deviation ``sigma`` (see :mod:`market.core.forecast`), independently of other periods;
 - ``overbooking`` b: the forecast stays ``capacity`` but availability is drawn around
   ``capacity * (1 - b)``; the tenants' estimator does not know it (it is a surprise);
 - outages arrive at ``outage_rate`` per hour (Poisson), each taking ``outage_share`` of the pool
@@ -41,23 +41,22 @@ from typing import TYPE_CHECKING
 import mesa
 from mesa.time import Priority
 
-from market.capacity import CapacityProfile, LeaseEnds
-from market.clock import handler
-from market.forecast import AvailabilityModel, Forecast
-from market.ledger import Kind
-from market.pricing import PriceSchedule
-from market.scenario import UncertaintySpec
+from market.core.capacity import CapacityProfile, LeaseEnds
+from market.core.forecast import AvailabilityModel, Forecast
+from market.core.ledger import Kind
+from market.core.rent import PriceSchedule
+from market.inputs.scenario import UncertaintySpec
 
 if TYPE_CHECKING:
     import numpy as np
 
     from agents.service_provider import ServiceProviderAgent
-    from market.model import GridMarket
+    from market.sim.model import GridMarket
 
 
 #: A period's draw less likely than this counts as never happening (our choice): even at one
 #: draw per second (the shortest period a scenario may have) it comes once in 30,000 years, so a
-#: job waiting for it would stall the market (``market.model.STALL_AFTER``) all but surely.
+#: job waiting for it would stall the market (``market.sim.model.STALL_AFTER``) all but surely.
 NEVER = 1e-12
 
 
@@ -116,12 +115,8 @@ class ResourceProviderAgent(mesa.Agent):
         self._next_lease = 0
         self._outage_size = max(1, round(self.uncertainty.outage_share * capacity))
         self._rng = rng if rng is not None else model.rng
-        # Event handlers kept as attributes (see market.clock.handler).
-        self._on_new_period = handler(self._new_period)
-        self._on_outage_starts = handler(self._outage_starts)
-        self._on_outage_ends = handler(self._outage_ends)
         if self.varies:
-            model.clock.at(model.time, self._on_new_period, Priority.HIGH)
+            model.clock.at(model.time, self._new_period, Priority.HIGH)
             if self.uncertainty.outage_rate > 0:
                 self._schedule_outage()
 
@@ -153,7 +148,7 @@ class ResourceProviderAgent(mesa.Agent):
 
     def free_profile(self, now: float) -> CapacityProfile:
         """Processors free from ``now`` on if every lease ends at its announced end: the
-        forecast's :meth:`~market.forecast.Forecast.profile` for a pool that never varies (no
+        forecast's :meth:`~market.core.forecast.Forecast.profile` for a pool that never varies (no
         uncertainty), from the leases' ends kept in order."""
         return self._ends.profile(now)
 
@@ -229,12 +224,12 @@ class ResourceProviderAgent(mesa.Agent):
         u = self.uncertainty
         mean = self.capacity * (1.0 - u.overbooking)
         self.drawn = self.availability_model.sample(mean, self._rng)
-        self.model.clock.at(self.model.time + u.period, self._on_new_period, Priority.HIGH)
+        self.model.clock.at(self.model.time + u.period, self._new_period, Priority.HIGH)
         self._changed()
 
     def _schedule_outage(self) -> None:
         delay = float(self._rng.exponential(1.0 / self.uncertainty.outage_rate))
-        self.model.clock.at(self.model.time + delay, self._on_outage_starts)
+        self.model.clock.at(self.model.time + delay, self._outage_starts)
 
     def _outage_starts(self) -> None:
         if not self.model.running:
@@ -242,7 +237,7 @@ class ResourceProviderAgent(mesa.Agent):
         u = self.uncertainty
         self.lost += self._outage_size
         end = self.model.time + float(self._rng.exponential(u.outage_duration))
-        self.model.clock.at(end, self._on_outage_ends, Priority.HIGH)
+        self.model.clock.at(end, self._outage_ends, Priority.HIGH)
         self._schedule_outage()
         self._changed()
 

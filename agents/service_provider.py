@@ -13,7 +13,8 @@ paid at completion and pays the rent for the time it held them. Every admitted j
 
 In a competing market (issue 18) the provider also prices what it accepts: its ``pricing``
 policy (:mod:`agents.policies.pricing`) turns the admission decision into a
-:class:`~market.quotes.PriceQuote`, and the client pays by its terms (the job's utility under the
+:class:`~market.core.quotes.PriceQuote`, and the client pays by its terms (the job's utility under
+the
 default ``utility`` pricing, as in the papers). It may rent from several resource providers: it
 keeps one :class:`~agents.planner.Planner` per pool, asks each at every quote, and takes the pool
 whose plan with the job is most rewarding within its risk level (the largest ``gain`` of its
@@ -45,13 +46,12 @@ from agents.planner import Planner
 from agents.policies.base import Admission, Decision, Placement, Plan, Scheduler
 from agents.policies.pricing import Pricing, UtilityPricing
 from agents.resource_provider import Lease, ResourceProviderAgent
-from market.clock import Completions, handler
-from market.jobs import Job
-from market.ledger import Kind
-from market.quotes import PriceQuote
+from market.core.jobs import Job
+from market.core.ledger import Kind
+from market.core.quotes import PriceQuote
 
 if TYPE_CHECKING:
-    from market.model import GridMarket
+    from market.sim.model import GridMarket
 
 
 @dataclass(slots=True)
@@ -124,7 +124,7 @@ class ServiceProviderAgent(mesa.Agent):
         self.planner = self.planners[0]
         self.planners_are_one = len(self.planners) == 1
         self.pricing = pricing if pricing is not None else UtilityPricing()
-        self.open = True  # takes quotes (see market.model: a provider may enter later)
+        self.open = True  # takes quotes (see market.sim.model: a provider may enter later)
         self.reshape = reshape
         self.reshaped = 0  # jobs started on fewer processors than planned
         for pool in pools:
@@ -140,11 +140,9 @@ class ServiceProviderAgent(mesa.Agent):
         self.busy = 0  # processors held now
         self.running = 0  # jobs running now
         self.last_plan = None
-        self.completions = Completions(model.clock, self.complete)
+        self.completions = model.clock.completions(self.complete)
         self._dispatch_event: Event | None = None
         self._wake_event: Event | None = None
-        self._on_dispatch = handler(self.dispatch)  # kept: see market.clock.handler
-        self._on_wake = handler(self._wake)
 
     @property
     def scheduler(self) -> Scheduler:
@@ -255,7 +253,7 @@ class ServiceProviderAgent(mesa.Agent):
         """Run the scheduler once, after everything else that happens at this instant (``now``,
         if the caller has it)."""
         if self._dispatch_event is None:
-            self._dispatch_event = self.model.clock.at_end_of_instant(self._on_dispatch, now)
+            self._dispatch_event = self.model.clock.at_end_of_instant(self.dispatch, now)
 
     def _wake(self) -> None:
         self._wake_event = None
@@ -315,7 +313,7 @@ class ServiceProviderAgent(mesa.Agent):
             self._wake_event.cancel()
             self._wake_event = None
         if at is not None:
-            self._wake_event = self.model.clock.at(at, self._on_wake)
+            self._wake_event = self.model.clock.at(at, self._wake)
 
     def start(
         self,

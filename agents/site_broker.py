@@ -26,11 +26,10 @@ from typing import TYPE_CHECKING, Any
 import mesa
 
 from agents.batch_site import BatchSiteAgent, SiteJob
-from market.clock import handler
-from market.jobs import Job
+from market.core.jobs import Job
 
 if TYPE_CHECKING:
-    from market.model import GridMarket
+    from market.sim.model import GridMarket
 
 
 @dataclass(slots=True, frozen=True)
@@ -81,7 +80,6 @@ class SiteBrokerAgent(mesa.Agent):
         self.quotes: dict[int, SiteQuote | None] = {}
         self.submitted: dict[int, tuple[Job, SiteJob]] = {}
         self._next = 0
-        self._on_arrive = handler(self._arrive)
         site.users.append(self)
         self._schedule()
 
@@ -93,7 +91,7 @@ class SiteBrokerAgent(mesa.Agent):
     def _schedule(self) -> None:
         if self._next < len(self.jobs):
             at = max(self.jobs[self._next].arrival, self.model.time)
-            self.model.clock.at(at, self._on_arrive)
+            self.model.clock.at(at, self._arrive)
 
     def _arrive(self) -> None:
         job = self.jobs[self._next]

@@ -1,4 +1,5 @@
-"""Building a scenario's batch sites and VARQ users (``batch_sites:``, :mod:`market.site_spec`)
+"""Building a scenario's batch sites and VARQ users (``batch_sites:``,
+:mod:`market.inputs.site_spec`)
 inside a market, and their rows of the run summary.
 
 Each site draws from its own child stream of the model's generator, spawned after every other
@@ -9,22 +10,20 @@ stream.
 
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agents.batch_site import BatchSiteAgent, SiteError
 from agents.site_broker import SiteBrokerAgent
 from agents.varq_user import RandomVarqUser, TraceVarqUser, VarqUser
-from market.qbets import QBETS, JobClasses
-from market.qbets_cluster import ClusteredQBETS
-from market.site_spec import BatchSiteSpec
-from market.sweep_spec import SUMMARY_METRICS
-from market.workloads.site_trace import load_site_trace
+from market.core.qbets import QBETS, JobClasses
+from market.core.qbets_cluster import ClusteredQBETS
+from market.inputs.site_spec import BatchSiteSpec
+from market.inputs.workloads.site_trace import load_site_trace
 
 if TYPE_CHECKING:
-    from market.model import GridMarket
+    from market.sim.model import GridMarket
 
 
 def build_batch_sites(
@@ -119,59 +118,8 @@ def build_batch_sites(
 
 def client_stream(model: GridMarket, index: int) -> np.random.Generator:
     """The generator client ``index`` of the scenario draws its jobs from (the model's first
-    spawn, :class:`market.model.GridMarket`), made again: the same jobs for a broker."""
+    spawn, :class:`market.sim.model.GridMarket`), made again: the same jobs for a broker."""
     root = model.rng.bit_generator.seed_seq
     return np.random.default_rng(
         np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, index))
     )
-
-
-def site_rows(model: GridMarket) -> list[dict[str, Any]]:
-    """One summary row per VARQ user (with its site's figures), and one per site without."""
-    rows = []
-    for site in getattr(model, "batch_sites", {}).values():
-        mine = list(site.users)
-        base = _site_figures(model, site)
-        for user in mine or [None]:
-            row = {**base, **(user.summary() if user is not None else {"provider": site.name})}
-            for metric in SUMMARY_METRICS:  # a service provider's metrics: none here
-                row.setdefault(metric, math.nan)
-            rows.append(row)
-    return rows
-
-
-def _site_figures(model: GridMarket, site: BatchSiteAgent) -> dict[str, Any]:
-    jobs = list(site.jobs.values())
-    started = [j for j in jobs if j.start is not None]
-    first = min((j.submit for j in jobs), default=0.0)
-    last = max((j.end for j in jobs if j.end is not None), default=first)
-    held = math.fsum(j.nodes * ((j.end if j.end is not None else model.time) - j.start)
-                     for j in started)  # fmt: skip
-    span = site.capacity * (last - first)
-    waits = [j.start - j.submit for j in started]
-    bounded = [(j.start - j.submit, j.bound) for j in started if math.isfinite(j.bound)]
-    ratios = sorted(b / w for w, b in bounded if w >= 60 / 3600)  # as `trace qbets`
-    return {
-        "site": site.name,
-        "scheduler": "easy",
-        "admission": "best-effort",
-        # the run table's columns (a site has no admission, prices or shapes)
-        "accepted_pct": math.nan,
-        "mean_processors": math.nan,
-        "revenue": math.nan,
-        "rent": math.nan,
-        "profit": math.nan,
-        "profit_rate": math.nan,
-        "realised_pct": math.nan,
-        "site_jobs": len(jobs),
-        "site_killed": site.killed,
-        "utilization": 100.0 * held / span if span > 0 else math.nan,
-        "site_mean_wait_h": math.fsum(waits) / len(waits) if waits else math.nan,
-        "qbets_changepoints": site.predictor.changepoints,
-        # QBETS on the site's own waits: each bound predicted at the job's submission
-        "qbets_jobs": len(bounded),
-        "qbets_correct_pct": (
-            100.0 * sum(w <= b for w, b in bounded) / len(bounded) if bounded else math.nan
-        ),
-        "qbets_median_tightness": ratios[len(ratios) // 2] if ratios else math.nan,
-    }

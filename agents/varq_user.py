@@ -33,11 +33,10 @@ import numpy as np
 
 from agents.batch_site import BatchSiteAgent, SiteJob
 from agents.policies import varq
-from market.clock import Completions, handler
-from market.workloads.site_trace import SiteTrace
+from market.inputs.workloads.site_trace import SiteTrace
 
 if TYPE_CHECKING:
-    from market.model import GridMarket
+    from market.sim.model import GridMarket
 
 
 @dataclass(slots=True, eq=False)
@@ -84,7 +83,7 @@ class VarqUser(mesa.Agent):
         self.plain = 0  # refused requests submitted as plain jobs
         # the latest request (nodes, walltime, asked at, deadline, plan or None), for display
         self.latest: tuple[int, float, float, float, varq.VarqPlan | None] | None = None
-        self._waiting = Completions(model.clock, self._wake)  # re-plans and submissions due
+        self._waiting = model.clock.completions(self._wake)  # re-plans and submissions due
         self._records: dict[int, VarqRecord] = {}
         site.users.append(self)
 
@@ -201,7 +200,6 @@ class TraceVarqUser(VarqUser):
         self.offset = deadline_offset
         self.on_refusal = refused
         self._next = 0
-        self._on_arrive = handler(self._arrive)
         self._schedule()
 
     def next_deadline(self, now: float) -> float:
@@ -217,7 +215,7 @@ class TraceVarqUser(VarqUser):
     def _schedule(self) -> None:
         if self._next < len(self.jobs):
             at = max(float(self.jobs.submit[self._next]), self.model.time)
-            self.model.clock.at(at, self._on_arrive)
+            self.model.clock.at(at, self._arrive)
 
     def _arrive(self) -> None:
         i, jobs = self._next, self.jobs
@@ -259,8 +257,7 @@ class RandomVarqUser(VarqUser):
         self.after_deadline = after_deadline
         self.target = start + lead
         self._stopped = False
-        self._on_attempt = handler(self._attempt)
-        self.model.clock.at(max(start, model.time), self._on_attempt)
+        self.model.clock.at(max(start, model.time), self._attempt)
 
     @property
     def exhausted(self) -> bool:
@@ -282,4 +279,4 @@ class RandomVarqUser(VarqUser):
             self.target = at + self.lead
         else:
             at = now + self.retry
-        self.model.clock.at(at, self._on_attempt)
+        self.model.clock.at(at, self._attempt)

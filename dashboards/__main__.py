@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import sys
 
-from market import cli
+from market.cli import main as cli_main
 
 
 def main(argv: list[str] | None = None) -> int:
     """``gridmarket dashboard`` with these arguments."""
-    return cli.main(["dashboard", *(sys.argv[1:] if argv is None else argv)])
+    return cli_main.main(["dashboard", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

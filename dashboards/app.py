@@ -30,8 +30,8 @@ from dashboards.scenario_files import load_scenario
 from dashboards.session import Session
 from dashboards.setup import Setup
 from dashboards.views import GRAPHS, HIDDEN, shown_graphs, timeseries_figure
-from market.scenario import ScenarioError
-from market.scenario_files import ScenarioFileError, resolve, shipped_dir
+from market.inputs.scenario import ScenarioError
+from market.inputs.scenario_files import ScenarioFileError, resolve, shipped_dir
 
 SCENARIOS = shipped_dir() or Path("scenarios")  # installed or in the checkout
 DEFAULT_SCENARIO = SCENARIOS / "profit" / "default.yaml"
@@ -172,7 +172,7 @@ def create_app(
 ) -> Dash:
     """The app, whose new tabs start with ``scenario_path`` (default: the profit paper's
     default scenario). A bad scenario file raises a one-line
-    :class:`~market.scenario.ScenarioError` here, before anything is served."""
+    :class:`~market.inputs.scenario.ScenarioError` here, before anything is served."""
     try:
         path = str(resolve(scenario_path or DEFAULT_SCENARIO).resolve())
     except ScenarioFileError as exc:

@@ -56,7 +56,7 @@ from dashboards.views import (
     status_view,
     timeseries_figure,
 )
-from market.scenario import ScenarioError
+from market.inputs.scenario import ScenarioError
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The dashboard's Gantt chart: running and planned jobs on processor rows, a block per line.
 
 The model leases processor *counts*, not named processors, so the processors a job holds are
-assigned here, for display, as the schedule export assigns them (:func:`market.export.
+assigned here, for display, as the schedule export assigns them (:func:`market.results.export.
 allocate_ids`): each job takes the lowest free processors when it starts, in start order, so no
 processor holds two jobs at once and a wide job is one bar where its processors are contiguous.
 Each line (a run, or a provider of a market) gets a block of as many rows as its pool has
@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from market.export import allocate_ids
-from market.style import policy_styles
+from market.experiments.style import policy_styles
+from market.results.export import allocate_ids
 
 GAP = 1.0  # empty rows between two lines' blocks
 BAR = 0.86  # a bar's height in rows

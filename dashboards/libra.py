@@ -8,11 +8,12 @@ Yeo & Buyya, ICPP'06 §4-5:
 - **% of jobs with their deadline fulfilled** over time per variant: of the jobs submitted by
   time t, those completed by t and by their deadline; and the **mean slowdown** of the jobs
   fulfilled by t (response time over the runtime on the processors they ran on). The summary's
-  ``deadlines_fulfilled_pct`` and ``mean_slowdown_fulfilled`` (:mod:`market.fulfilment`) are
+  ``deadlines_fulfilled_pct`` and ``mean_slowdown_fulfilled`` (:mod:`market.results.fulfilment`) are
   the same definitions at the end of the run, so the last points are the summary's values;
-  evaluated at every sample time from the jobs' outcomes (:func:`market.snapshot.job_outcomes`,
-  :func:`market.outcome_curves.fulfilment`);
-- **one node's shares** (§3.1, Eq. 1-2; :mod:`market.timeshare`): for the node chosen on the
+  evaluated at every sample time from the jobs' outcomes
+  (:func:`market.results.job_outcomes.job_outcomes`,
+  :func:`market.results.outcome_curves.fulfilment`);
+- **one node's shares** (§3.1, Eq. 1-2; :mod:`market.core.timeshare`): for the node chosen on the
   page, a stacked area per time-shared variant of the shares of the jobs on it over time (a
   colour per job, hover for its id); the dotted line at 1 is the node's processor: Libra keeps
   the total at or below it, LibraRisk may go past it (its jobs then slow down in proportion).
@@ -39,8 +40,8 @@ from dashboards.paper_page import (
     serve_view,
 )
 from dashboards.paper_session import ViewSession
-from market.outcome_curves import fulfilment
-from market.snapshot import job_outcomes
+from market.results.job_outcomes import job_outcomes
+from market.results.outcome_curves import fulfilment
 
 DEFAULT = SCENARIOS / "libra" / "sdsc.yaml"
 DEFAULTS = {"sample_interval": 0.25}

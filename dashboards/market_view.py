@@ -8,7 +8,7 @@ won and its profit; and the clients' total surplus with each resource provider's
 A provider's markup can be changed while the run goes on (:meth:`GridMarket.set_markup`), and
 the shares move from then on.
 
-The page reads the run only through the model's public snapshot (:mod:`market.snapshot`); the
+The page reads the run only through the model's public snapshot (:mod:`market.sim.snapshot`); the
 recorder and the figure builders are plain functions, tested without a browser
 (``tests/dashboards/test_market_view.py``).
 """
@@ -21,9 +21,9 @@ from pathlib import Path
 import plotly.graph_objects as go
 
 from dashboards.page_cli import page_parser, serve_page
-from market.model import GridMarket
-from market.scenario import load
-from market.snapshot import MarketSnapshot
+from market.inputs.scenario import load
+from market.sim.model import GridMarket
+from market.sim.snapshot import MarketSnapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT / "scenarios" / "market" / "competition.yaml"

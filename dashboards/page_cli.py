@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from market.scenario import ScenarioError
+from market.inputs.scenario import ScenarioError
 
 
 def page_parser(prog: str, doc: str | None, default: Path, port: int) -> argparse.ArgumentParser:

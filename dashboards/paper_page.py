@@ -23,9 +23,9 @@ from dashboards.paper_session import ViewSession
 from dashboards.session import Line
 from dashboards.setup import Setup, SetupError
 from dashboards.views import display_stride, panel
-from market.scenario import Scenario, ScenarioError, parse_overrides
-from market.scenario_files import ScenarioFileError, resolve, shipped_dir
-from market.style import FALLBACK_COLOURS, policy_style
+from market.experiments.style import FALLBACK_COLOURS, policy_style
+from market.inputs.scenario import Scenario, ScenarioError, parse_overrides
+from market.inputs.scenario_files import ScenarioFileError, resolve, shipped_dir
 
 SCENARIOS = shipped_dir() or Path("scenarios")  # installed or in the checkout
 ASSETS = str(Path(__file__).with_name("assets"))  # the main dashboard's style sheet
@@ -34,7 +34,7 @@ SPEEDS = (1, 2, 6, 12, 24, 48, 96, 192, 480)  # simulated hours per wall-clock s
 
 def _colour(name: str) -> str:
     """The colour of policy (variant) ``name``: the one it has everywhere
-    (:func:`market.style.policy_style`)."""
+    (:func:`market.experiments.style.policy_style`)."""
     return policy_style(name)[0]
 
 
@@ -211,7 +211,7 @@ def new_session(
     speed: float = 24.0,
 ) -> ViewSession:
     """Every variant of ``scenario`` (with ``overrides``), in parallel, playing: a one-line
-    :class:`~market.scenario.ScenarioError` for a bad file or override."""
+    :class:`~market.inputs.scenario.ScenarioError` for a bad file or override."""
     try:
         path = str(resolve(scenario).resolve())
     except ScenarioFileError as exc:

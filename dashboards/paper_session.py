@@ -3,10 +3,11 @@
 draw beyond :data:`~dashboards.session.METRICS`. Pure Python (no Dash).
 
 - ``extra`` metrics of the model's snapshot per line (e.g. DVQoPS's ``oc_factor`` and
-  ``rollback_window``, in the snapshot's metrics: :mod:`market.value_metrics`), appended to each
+  ``rollback_window``, in the snapshot's metrics: :mod:`market.results.value_metrics`), appended to
+  each
   line's ``values`` next to the session's own, so they go to the CSV export too;
 - with ``shares``, the jobs and shares on every node of each time-shared cluster (Yeo & Buyya
-  ICPP'06 §3.1: :func:`market.snapshot.cluster_shares`), kept per node only when they change:
+  ICPP'06 §3.1: :func:`market.sim.snapshot.cluster_shares`), kept per node only when they change:
   :attr:`ViewSession.node_history`.
 
 The run loop, the sampling times and the controls are the session's: this class only adds what
@@ -22,7 +23,7 @@ from array import array
 
 from dashboards.session import Session
 from dashboards.setup import Setup
-from market.snapshot import cluster_shares
+from market.sim.snapshot import cluster_shares
 
 NodeState = dict[int, float]  # job id -> share, on one node
 

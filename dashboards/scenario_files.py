@@ -5,16 +5,16 @@ A browser sends the dashboard a scenario as a string (the dropdown's value, the 
 tab's set-up), so every load goes through :func:`load_scenario`, which accepts:
 
 - a file inside one of the **scenario folders** (:func:`folders`): ``./scenarios`` and the
-  shipped scenarios (:func:`market.scenario_files.scenario_dirs`), plus any folder or file
+  shipped scenarios (:func:`market.inputs.scenario_files.scenario_dirs`), plus any folder or file
   passed to :func:`allow` (``gridmarket dashboard SCENARIO`` allows that file). Its real path
   (symlinks followed) must lie inside the folder, so a link pointing out is refused; a name
   relative to a folder works too (``profit/default`` or ``profit/default.yaml``);
 - an **upload** (:func:`add_upload`, from the page's upload button): at most :data:`MAX_BYTES`,
   kept in memory (the last :data:`MAX_UPLOADS`), named ``upload:<digest>/<file name>``.
 
-Files are read by :func:`market.scenario_files.read_text`: regular files only (a FIFO or a
+Files are read by :func:`market.inputs.scenario_files.read_text`: regular files only (a FIFO or a
 device is refused without blocking), at most :data:`MAX_BYTES`, UTF-8. Every error is a
-one-line :class:`~market.scenario.ScenarioError` that names the file, never its contents.
+one-line :class:`~market.inputs.scenario.ScenarioError` that names the file, never its contents.
 Loaded scenarios are cached while the file is unchanged (path, size and modification time).
 """
 
@@ -28,8 +28,8 @@ from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
-from market.scenario import Scenario, ScenarioError, loads
-from market.scenario_files import (
+from market.inputs.scenario import Scenario, ScenarioError, loads
+from market.inputs.scenario_files import (
     ScenarioFileError,
     candidates,
     decode,

@@ -3,9 +3,9 @@ Pure Python: no Dash, so tests drive it directly.
 
 A tab's :class:`~dashboards.setup.Setup` builds its runs. Every service provider of every run is
 a **line** of the charts. The session advances all runs together, by the same simulated time,
-with :meth:`GridMarket.advance_to <market.model.GridMarket.advance_to>` (which samples and
+with :meth:`GridMarket.advance_to <market.sim.model.GridMarket.advance_to>` (which samples and
 detects a market that cannot progress), and records a point per line from the model's
-:meth:`~market.model.GridMarket.snapshot` each time it samples (every ``sample_interval`` hours
+:meth:`~market.sim.model.GridMarket.snapshot` each time it samples (every ``sample_interval`` hours
 of the scenario, at the end of each advance, and after each single step). Points are only ever
 appended, so a browser that has the first ``n`` points of a line needs only the rest
 (:meth:`Session.points_since`). A subclass records more at each sample through the public hook
@@ -13,7 +13,8 @@ appended, so a browser that has the first ``n`` points of a line needs only the 
 
 The QoS curves (:data:`QOS`: unadmitted %, deadlines missed, % fulfilled, slowdowns) are the run
 summary's definitions at each sample time, from the jobs' outcomes
-(:mod:`market.outcome_curves`), so their last point is the summary's value. They are filled on
+(:mod:`market.results.outcome_curves`), so their last point is the summary's value. They are filled
+on
 demand (:meth:`Session.record_qos`: when a QoS chart is shown, and for the export), not per
 sample: one pass over each run's jobs, then numpy over the sample times not filled yet. Until
 then a line's QoS arrays are shorter than its times; a market without deadlines never pays for
@@ -35,18 +36,18 @@ import pandas as pd
 
 from dashboards.scenario_files import load_scenario
 from dashboards.setup import Setup, build_runs, policy_options
-from market.limits import expected_horizon
-from market.metrics import provider_summary
-from market.model import MarketStalled
-from market.outcome_curves import QOS_CURVES, qos_curves
-from market.result import RunResult
-from market.snapshot import job_outcomes
-from market.style import policy_styles
+from market.experiments.style import policy_styles
+from market.inputs.limits import expected_horizon
+from market.results.job_outcomes import job_outcomes
+from market.results.outcome_curves import QOS_CURVES, qos_curves
+from market.results.provider_metrics import provider_summary
+from market.results.result import RunResult
+from market.sim.model import MarketStalled
 
 _GENERATIONS = count(1)  # unique across sessions: a browser never mixes two
 
 #: The profit rate (profit / elapsed time) is drawn from this share of the run's expected length
-#: on (market.limits.expected_horizon), or from RATE_SAMPLES samples where that is unknown.
+#: on (market.inputs.limits.expected_horizon), or from RATE_SAMPLES samples where that is unknown.
 RATE_WARMUP = 0.05
 RATE_SAMPLES = 10
 
@@ -73,7 +74,7 @@ class Line:
     label: str
     run: int
     provider: str
-    colour: str = "#1F77B4"  # the policy's (market/style.py), whatever else is shown
+    colour: str = "#1F77B4"  # the policy's (market/experiments/style.py), whatever else is shown
     t: array = field(default_factory=lambda: array("d"))
     values: dict[str, array] = field(
         default_factory=lambda: {m: array("d") for m in (*METRICS, *QOS)}
@@ -304,8 +305,9 @@ class Session:
 
     def record_qos(self) -> None:
         """Extend every line's :data:`QOS` curves to its sample times: one pass over the jobs
-        of each run with samples not filled yet (:func:`market.snapshot.job_outcomes`), then
-        the curves at those times (:func:`market.outcome_curves.qos_curves`). Called on
+        of each run with samples not filled yet (:func:`market.results.job_outcomes.job_outcomes`),
+        then
+        the curves at those times (:func:`market.results.outcome_curves.qos_curves`). Called on
         demand: a point is the definition at its time applied to the outcomes as they stand
         when it is filled (the same, as admissions are decided at arrival and completions are
         final)."""
@@ -354,7 +356,8 @@ class Session:
     def monitors(self) -> list[dict[str, Any]]:
         """The current values of every line: its run's state, told as the header tells the
         session's (a run not yet over is "playing" or "paused" with the session), the latest
-        recorded point, and the run's summary metrics so far (market/metrics.py: utilization
+        recorded point, and the run's summary metrics so far (market/results/provider_metrics.py:
+        utilization
         over the arrival phase, as the CLI reports it, so a finished run keeps its own rather
         than the 0 % of an empty pool; the QoS metrics)."""
         summaries = {}
@@ -428,7 +431,7 @@ class Session:
         return pd.concat(frames, ignore_index=True)
 
     def jobs_frame(self) -> pd.DataFrame:
-        """The per-job table of every run so far (see :class:`market.result.RunResult`)."""
+        """The per-job table of every run so far (see :class:`market.results.result.RunResult`)."""
         frames = [RunResult.from_model(run.model).jobs.assign(run=run.label) for run in self.runs]
         frame = pd.concat(frames, ignore_index=True)
         return frame[["run", *[c for c in frame if c != "run"]]]

@@ -1,7 +1,7 @@
 """The dashboard's set-up panel, as plain Python (no Dash): a tab's :class:`Setup` (a scenario
 file, the policies ticked, how to compare them, and a few key parameters) and the runs it builds:
 
-- ``parallel``: one :class:`~market.model.GridMarket` per policy (per variant of the scenario),
+- ``parallel``: one :class:`~market.sim.model.GridMarket` per policy (per variant of the scenario),
   all on the same seed and so on the same job stream: the papers' way of comparing policies;
 - ``market``: one GridMarket in which every policy is a service provider of its own, all offered
   the same jobs under the client's offer rule; each rents from a copy of the scenario's resource
@@ -15,9 +15,9 @@ from typing import Any
 
 from agents.policies import SCHEDULERS
 from dashboards.scenario_files import load_scenario
-from market.model import GridMarket
-from market.paths import MISSING, get_path
-from market.scenario import Scenario, ScenarioError, validate
+from market.inputs.paths import MISSING, get_path
+from market.inputs.scenario import Scenario, ScenarioError, validate
+from market.sim.model import GridMarket
 
 SOURCE = "dashboard"  # the source named in scenario errors, stripped before display
 

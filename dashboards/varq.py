@@ -25,8 +25,8 @@ import plotly.graph_objects as go
 
 from agents.policies import varq
 from dashboards.page_cli import page_parser, serve_page
-from market.model import GridMarket
-from market.scenario import load
+from market.inputs.scenario import load
+from market.sim.model import GridMarket
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT / "scenarios" / "varq" / "table4.yaml"

@@ -27,8 +27,8 @@ from dashboards.setup import (
     param_values,
     policy_options,
 )
-from market.outputs import RunKind, run_kind
-from market.scenario import Scenario
+from market.inputs.scenario import Scenario
+from market.results.outputs import RunKind, run_kind
 
 __all__ = ["extend_payload", "gantt_figure", "monitors_view", "shown_graphs", "timeseries_figure"]
 
@@ -76,7 +76,7 @@ POOL_LABELS = {
 
 # -- time series ------------------------------------------------------------------------------
 def shown_graphs(kind: RunKind | None) -> list[str]:
-    """The graphs a run of ``kind`` shows (:func:`market.outputs.run_kind` of its summary so
+    """The graphs a run of ``kind`` shows (:func:`market.results.outputs.run_kind` of its summary so
     far; None: nothing known yet): the money graphs where money moves, the QoS graphs where jobs
     have deadlines, both where both; the money graphs until either is known (the profit
     paper's market, before its first payment); the operations graph always."""
@@ -242,7 +242,7 @@ MONITOR_COLUMNS = (
     ("running", "running", ",.0f"),
     ("accepted_pct", "accepted %", ",.1f"),
 )
-#: Shown for a market with deadlines (from the run's summary so far: market/outputs.py).
+#: Shown for a market with deadlines (from the run's summary so far: market/results/outputs.py).
 QOS_MONITORS = (
     ("unadmitted_pct", "unadm. %", ",.1f"),
     ("deadlines_missed", "missed", ",.0f"),
@@ -254,7 +254,8 @@ MONEY_MONITORS = ("profit_rate", "profit", "revenue", "rent")
 
 def monitor_columns(rows: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
     """The monitors' columns for these rows: money only where money moved so far, the QoS
-    columns (instead of accepted %) where jobs had deadlines (:func:`market.outputs.run_kind`
+    columns (instead of accepted %) where jobs had deadlines
+    (:func:`market.results.outputs.run_kind`
     of the rows' summaries)."""
     kind = rows_kind(rows)
     if kind is None:

@@ -12,8 +12,9 @@ Islam, Balaji, Sabin & Sadayappan, OSU-CISRC-3/07-TR17:
   every variant whose window is set: the adaptive ones);
 - **accepted % per class** over time (Figures 5b-10b): of the urgent (normal) jobs that arrived
   by time t, the share admitted; the same definition as the summary's ``urgent_accepted_pct``
-  (:mod:`market.value_metrics`), evaluated at every sample time from the jobs' outcomes
-  (:func:`market.snapshot.job_outcomes`, :func:`market.outcome_curves.admitted_pct`), so its
+  (:mod:`market.results.value_metrics`), evaluated at every sample time from the jobs' outcomes
+  (:func:`market.results.job_outcomes.job_outcomes`,
+  :func:`market.results.outcome_curves.admitted_pct`), so its
   last point is the summary's value.
 
 The view samples every ``sample_interval`` = 1 h by default (our choice: DVQoPS's smallest
@@ -40,9 +41,9 @@ from dashboards.paper_page import (
     serve_view,
 )
 from dashboards.paper_session import ViewSession
-from market.outcome_curves import admitted_pct
-from market.snapshot import JobOutcomes, job_outcomes
-from market.value_metrics import CLASSES, REFERENCE
+from market.results.job_outcomes import JobOutcomes, job_outcomes
+from market.results.outcome_curves import admitted_pct
+from market.results.value_metrics import CLASSES, REFERENCE
 
 DEFAULT = SCENARIOS / "vqops" / "sdsc.yaml"
 EXTRA = ("oc_factor", "rollback_window")  # recorded per line at each sample

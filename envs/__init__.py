@@ -5,7 +5,7 @@
 - :class:`envs.market.MarketEnv` (``Market-v0``, a PettingZoo ``ParallelEnv``): every service
   provider of a market is an agent deciding admission.
 
-Both drive the same :class:`~market.model.GridMarket` with the same policies (see
+Both drive the same :class:`~market.sim.model.GridMarket` with the same policies (see
 :mod:`envs.driver`); ``envs.baselines`` holds the heuristic and random agents. This package sits
 above the model (beside the CLI and the dashboards): nothing in ``market`` or ``agents`` imports
 it.

@@ -22,7 +22,7 @@ import numpy as np
 from agents.policies.admission import AcceptAll
 from agents.policies.base import Decision, PlanContext, Scheduler
 from agents.service_provider import ServiceProviderAgent
-from market.jobs import Job
+from market.core.jobs import Job
 
 _ACCEPT_ALL = AcceptAll()  # stateless
 

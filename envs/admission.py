@@ -2,7 +2,7 @@
 
 Each step is one job offered to the provider (Popovici & Wilkes SC'05 §3.4): the observation
 describes the job and the provider (:mod:`envs.observation`), the action rejects it or admits it
-on a shape, and the model (the same :class:`~market.model.GridMarket`, the same policies, driven
+on a shape, and the model (the same :class:`~market.sim.model.GridMarket`, the same policies, driven
 by :mod:`envs.driver`) runs on to the next offer. The reward is the change in the provider's
 realised profit (payments received less penalties and rent paid, from the ledger) since the last
 step, so an episode's return is the run's profit; the episode is one run of the scenario and
@@ -25,9 +25,9 @@ import numpy as np
 from envs.actions import check_action, decide
 from envs.driver import MarketDriver, Offer, planning_providers, pool_capacities
 from envs.observation import Observer, action_mask, action_space
-from market.limits import MAX_SEED
-from market.result import RunResult
-from market.scenario import Scenario, ScenarioError, load
+from market.inputs.limits import MAX_SEED
+from market.inputs.scenario import Scenario, ScenarioError, load
+from market.results.result import RunResult
 
 DEFAULT_SCENARIO = "profit/default"
 
@@ -51,14 +51,14 @@ class AdmissionEnv(gym.Env):
 
     Args:
         scenario: a scenario file (path or name, e.g. ``"profit/default"``) or a
-            :class:`~market.scenario.Scenario`.
+            :class:`~market.inputs.scenario.Scenario`.
         provider: the service provider whose admission the agent decides (default: the first
             that plans); the others keep their scenario's policies.
         variant: run this variant of the scenario (default: the scenario without variants).
         hint: add PositiveOpportunity's per-shape computation to the observation and its action
             to ``info["positive_opportunity"]`` (:mod:`envs.hint`; costs its plans).
         horizon, points: the capacity outlook ``obs["free"]`` (see :class:`Observer`).
-        fast: the model's speed switch (:mod:`market.clock`); it changes no decision.
+        fast: the model's speed switch (:mod:`market.sim.clock`); it changes no decision.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
@@ -125,7 +125,7 @@ class AdmissionEnv(gym.Env):
 
     @property
     def model(self):
-        """The current run's :class:`~market.model.GridMarket`."""
+        """The current run's :class:`~market.sim.model.GridMarket`."""
         return self.driver.model
 
     def result(self) -> RunResult:

@@ -1,4 +1,4 @@
-"""The hand-off between a running :class:`~market.model.GridMarket` and a learning environment.
+"""The hand-off between a running :class:`~market.sim.model.GridMarket` and a learning environment.
 
 The admission decision (Popovici & Wilkes SC'05 §3.4) is made deep inside an event handler:
 a client's arrival event asks each provider to ``quote``, whose planner calls its admission
@@ -37,9 +37,9 @@ from greenlet import greenlet
 from agents.policies.base import Decision, PlanContext, Scheduler
 from agents.policies.external import ExternalAdmission
 from agents.service_provider import ServiceProviderAgent
-from market.jobs import Job
-from market.model import GridMarket
-from market.scenario import Scenario, ScenarioError
+from market.core.jobs import Job
+from market.inputs.scenario import Scenario, ScenarioError
+from market.sim.model import GridMarket
 
 #: Builds a provider's decision from its agent's action: (provider, action, job, queue, ctx,
 #: scheduler) -> Decision.

@@ -22,7 +22,7 @@ import numpy as np
 
 from agents.policies.admission import PositiveOpportunity
 from agents.policies.base import Plan, PlanContext, Scheduler
-from market.jobs import Job
+from market.core.jobs import Job
 
 _POSITIVE_OPPORTUNITY = PositiveOpportunity()  # stateless: one instance serves every call
 

@@ -29,16 +29,16 @@ from envs.actions import InvalidAction, check_action, decide
 from envs.admission import DEFAULT_SCENARIO, load_market
 from envs.driver import MarketDriver, Offer, planning_providers, pool_capacities
 from envs.observation import Observer, action_mask, action_space
-from market.limits import MAX_SEED
-from market.result import RunResult
-from market.scenario import Scenario
+from market.inputs.limits import MAX_SEED
+from market.inputs.scenario import Scenario
+from market.results.result import RunResult
 
 
 class MarketEnv(ParallelEnv):
     """Competing providers' admission as a PettingZoo parallel environment.
 
     Args:
-        scenario: a scenario file (path or name) or a :class:`~market.scenario.Scenario`.
+        scenario: a scenario file (path or name) or a :class:`~market.inputs.scenario.Scenario`.
         providers: the service providers that are agents (default: every one that plans);
             the others keep their scenario's policies.
         variant, hint, horizon, points, fast: as for :class:`envs.admission.AdmissionEnv`.
@@ -151,7 +151,7 @@ class MarketEnv(ParallelEnv):
     # -- what the agents see -------------------------------------------------------------------
     @property
     def model(self):
-        """The current run's :class:`~market.model.GridMarket`."""
+        """The current run's :class:`~market.sim.model.GridMarket`."""
         return self.driver.model
 
     def result(self) -> RunResult:

@@ -26,7 +26,7 @@ from gymnasium import spaces
 from agents.planner import Planner
 from agents.service_provider import ServiceProviderAgent
 from envs.hint import positive_opportunity_hint
-from market.jobs import Job
+from market.core.jobs import Job
 
 #: The entries of ``obs["job"]``.
 JOB_FIELDS = (

@@ -6,8 +6,8 @@ Model scripts start here::
     result = GridMarket(load_scenario("scenarios/profit/default.yaml"), seed=7).run()
     print(result.summary)
 
-The names below are imported lazily, so that the domain modules (``market.jobs``,
-``market.capacity``, ...) can be used by the policies without importing the Mesa model.
+The names below are imported lazily, so that the domain modules (``market.core.jobs``,
+``market.core.capacity``, ...) can be used by the policies without importing the Mesa model.
 """
 
 from __future__ import annotations
@@ -16,17 +16,17 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from market.model import GridMarket
-    from market.result import RunResult
-    from market.scenario import Scenario, ScenarioError
-    from market.scenario import load as load_scenario
+    from market.inputs.scenario import Scenario, ScenarioError
+    from market.inputs.scenario import load as load_scenario
+    from market.results.result import RunResult
+    from market.sim.model import GridMarket
 
 _EXPORTS = {
-    "GridMarket": ("market.model", "GridMarket"),
-    "RunResult": ("market.result", "RunResult"),
-    "Scenario": ("market.scenario", "Scenario"),
-    "ScenarioError": ("market.scenario", "ScenarioError"),
-    "load_scenario": ("market.scenario", "load"),
+    "GridMarket": ("market.sim.model", "GridMarket"),
+    "RunResult": ("market.results.result", "RunResult"),
+    "Scenario": ("market.inputs.scenario", "Scenario"),
+    "ScenarioError": ("market.inputs.scenario", "ScenarioError"),
+    "load_scenario": ("market.inputs.scenario", "load"),
 }
 
 __all__ = ["GridMarket", "RunResult", "Scenario", "ScenarioError", "load_scenario"]

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from agents.policies import PlanContext
-from market.capacity import CapacityProfile
-from market.jobs import Job
-from market.scenario import Scenario, load
-from market.swf import FIELDS, write_swf
-from market.utility import UtilityFunction
+from market.core.capacity import CapacityProfile
+from market.core.jobs import Job
+from market.core.utility import UtilityFunction
+from market.inputs.scenario import Scenario, load
+from market.inputs.swf import FIELDS, write_swf
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SCENARIO = ROOT / "scenarios" / "profit" / "default.yaml"
@@ -70,7 +70,7 @@ def synthetic_swf(
 def require_trace(name: str = "SDSC-SP2-1998-4.2-cln.swf.gz") -> Path:
     """The path of trace ``name`` on the trace search path, or skip the test (the project never
     needs ``../shared``: see README, Traces)."""
-    from market.traces import TraceNotFoundError, resolve_trace
+    from market.inputs.traces import TraceNotFoundError, resolve_trace
 
     try:
         return resolve_trace(name)

@@ -1,7 +1,7 @@
 """Random small markets and the invariants every run must keep, for property tests.
 
 :func:`random_market` draws the plain data of a valid scenario (build it with
-:func:`market.scenario.validate`): one to three resource providers (some shared by several
+:func:`market.inputs.scenario.validate`): one to three resource providers (some shared by several
 service providers, some with uncertain availability: forecast errors, over-booking, outages, price
 changes), one to three service providers with any registered scheduler and admission policy, a
 risk level or none, reshaping or not, now and then a deadline cluster (Libra, LibraRisk, EDF) on
@@ -30,9 +30,9 @@ import numpy as np
 import pandas as pd
 
 from agents.policies import ADMISSIONS, CLUSTERS, PRICINGS, SCHEDULERS
-from market.ledger import Kind
-from market.model import GridMarket
-from market.swf import FIELDS, write_swf
+from market.core.ledger import Kind
+from market.inputs.swf import FIELDS, write_swf
+from market.sim.model import GridMarket
 
 TOLERANCE = 1e-6  # hours, and florins relative to the money moved
 

@@ -9,7 +9,8 @@
   schedule: a job that adds nothing is not worth the commitment.
 - Under uncertain capacity with an acceptable risk ``r`` (``ctx.risk``; §3.5, §6),
   PositiveOpportunity considers only the plans with the job that can be carried out with
-  probability at least ``1 - r`` (:meth:`market.forecast.Forecast.plan_probability`); if none can,
+  probability at least ``1 - r`` (:meth:`market.core.forecast.Forecast.plan_probability`); if none
+  can,
   it tries again planning on less capacity, and rejects the job as ``too-risky`` when no level
   works (see :mod:`agents.policies.risk`).
 - :class:`AcceptAll`: admits every job that fits the pool at all, on a shape its scheduler runs;
@@ -24,7 +25,7 @@ from dataclasses import replace
 from agents.policies.base import Admission, Decision, Plan, PlanContext, Scheduler
 from agents.policies.registry import register_admission
 from agents.policies.risk import oblivious, places_all, risk_levels
-from market.jobs import Job
+from market.core.jobs import Job
 
 
 def _decision(

@@ -50,7 +50,7 @@ from collections.abc import Mapping, Sequence
 from agents.policies.base import Placement, Plan, PlanContext, Scheduler, placement
 from agents.policies.list_scheduling import place
 from agents.policies.registry import register_scheduler
-from market.jobs import Job
+from market.core.jobs import Job
 
 
 def rigid_shape(job: Job, pinned: Mapping[int, int] | None = None) -> int:

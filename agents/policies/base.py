@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
-from market.capacity import CapacityProfile
-from market.forecast import Forecast
-from market.jobs import Job
-from market.pricing import PriceSchedule
+from market.core.capacity import CapacityProfile
+from market.core.forecast import Forecast
+from market.core.jobs import Job
+from market.core.rent import PriceSchedule
 
 
 @dataclass(slots=True)
@@ -32,7 +32,7 @@ class PlanContext:
         now: the current time (hours).
         capacity: processors it plans on from ``now`` on, leases already granted taken out (the
             forecast's mean, or the capacity available with probability >= 1 - risk).
-        price: rent per processor-hour (a number or a :class:`~market.pricing.PriceSchedule`).
+        price: rent per processor-hour (a number or a :class:`~market.core.rent.PriceSchedule`).
         forecast: the resource provider's forecast with its uncertainty, if any.
         risk: the acceptable risk that a plan cannot be carried out (None: uncertainty-oblivious).
         shapes: the shape each queued job was admitted on, by job id: a commitment every later

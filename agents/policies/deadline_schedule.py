@@ -29,8 +29,8 @@ from typing import Literal, NamedTuple
 
 from agents.policies.backfill import rigid_shape
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
-from market.capacity import CapacityProfile
-from market.jobs import Job
+from market.core.capacity import CapacityProfile
+from market.core.jobs import Job
 
 TOLERANCE = 1e-9  # hours: a planned end this much past a deadline still meets it
 

@@ -36,7 +36,7 @@ from agents.policies.deadline_schedule import Order
 from agents.policies.registry import register_admission
 from agents.policies.vqops import VQoPS, check_oc_factor
 from agents.policies.whatif import whatif_revenue, whatif_revenues
-from market.jobs import Job
+from market.core.jobs import Job
 
 OC_FACTORS = (0.0, 0.05, 0.1, 0.2, 0.4)
 WINDOWS = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)

@@ -2,7 +2,7 @@
 
 The decision point is the profit paper's admission control (Popovici & Wilkes SC'05 §3.4): a job
 is offered, the provider says yes (on a shape) or no. ``external`` hands that choice to whoever
-drives the model: the environment that builds a :class:`~market.model.GridMarket` with this
+drives the model: the environment that builds a :class:`~market.sim.model.GridMarket` with this
 policy gives it a ``decider``, a function of the same inputs as :meth:`Admission.decide` that
 returns the :class:`~agents.policies.base.Decision` its agent chose. The policy itself holds no
 state of the run and never sees Mesa; a scenario run without an environment (``gridmarket run``
@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
 from agents.policies.registry import register_admission
-from market.errors import ScenarioError
-from market.jobs import Job
+from market.core.errors import ScenarioError
+from market.core.jobs import Job
 
 Decider = Callable[[Job, Sequence[Job], PlanContext, Scheduler], Decision]
 

@@ -6,10 +6,10 @@ runtime estimates for deadline constrained job admission control in clusters", I
   1 (Eq. 2); the job is admitted if at least ``numproc`` nodes are suitable, onto the best-fit
   ones (the least processor time left after accepting it, i.e. the fullest; ties to the lower
   node index), else rejected. It starts at once on the time-shared cluster
-  (:mod:`market.timeshare`).
+  (:mod:`market.core.timeshare`).
 - :class:`LibraRisk` (§3.2-3.3, Algorithm 1): the same shares, but a node is suitable only if
   its risk of deadline delay is zero: with the new job added, each job's delay is projected on
-  the node from the runtime estimates (:func:`market.timeshare.project_node`), its deadline
+  the node from the runtime estimates (:func:`market.core.timeshare.project_node`), its deadline
   delay is (delay + remaining deadline) / remaining deadline (Eq. 4) and the risk is their
   standard deviation over the node's jobs (Eq. 5-6). The job goes to the first ``numproc``
   zero-risk nodes in node order (Algorithm 1, lines 12-15). Zero risk means every job's deadline
@@ -40,8 +40,8 @@ from typing import ClassVar, Literal, NamedTuple
 import numpy as np
 
 from agents.policies.registry import register_cluster
-from market.jobs import Job
-from market.timeshare import UNUSED_SHARE_RULES, TimeSharedCluster, UnusedShare, project_node
+from market.core.jobs import Job
+from market.core.timeshare import UNUSED_SHARE_RULES, TimeSharedCluster, UnusedShare, project_node
 
 FIT = 1e-12  # a node's total share may exceed 1 by float noise
 

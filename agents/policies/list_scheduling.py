@@ -15,7 +15,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from agents.policies.base import Placement, Plan, PlanContext, Scheduler, placement
-from market.jobs import Job
+from market.core.jobs import Job
 
 
 class ListScheduler(Scheduler):

@@ -27,7 +27,7 @@ from agents.policies.deadline_schedule import (
     heuristic,
 )
 from agents.policies.registry import register_admission
-from market.capacity import CapacityProfile
+from market.core.capacity import CapacityProfile
 
 
 @register_admission("msb")

@@ -30,7 +30,7 @@ from agents.policies.base import Plan, PlanContext, Scheduler
 from agents.policies.list_scheduling import place
 from agents.policies.profit import FirstProfit
 from agents.policies.registry import register_scheduler
-from market.jobs import Job
+from market.core.jobs import Job
 
 
 @register_scheduler("first_opportunity")

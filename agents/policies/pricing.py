@@ -4,9 +4,9 @@ No paper of the five prices a job apart from its value (the profit paper defers 
 providers to §7); these are the rules an economist would try first. Each is pure: it gets the
 job, the admission :class:`~agents.policies.base.Decision` (the plan with the job: its shape,
 predicted completion, value and rent) and the provider's recent quote outcomes (won or lost,
-oldest first), and returns a :class:`~market.quotes.PriceQuote`. Admission and scheduling stay
+oldest first), and returns a :class:`~market.core.quotes.PriceQuote`. Admission and scheduling stay
 the papers' (by value); the quote's penalty follows the job's utility after the promise
-(:mod:`market.quotes`), so the scheduler still sees the real cost of lateness. ``rent`` below
+(:mod:`market.core.quotes`), so the scheduler still sees the real cost of lateness. ``rent`` below
 is the rent the admission plan predicts for the job (its processors over its planned run, at
 the pool's price).
 
@@ -43,8 +43,8 @@ from typing import ClassVar
 
 from agents.policies.base import Decision
 from agents.policies.registry import register_pricing
-from market.jobs import Job
-from market.quotes import PriceQuote
+from market.core.jobs import Job
+from market.core.quotes import PriceQuote
 
 
 def _non_negative(name: str, value: float) -> float:

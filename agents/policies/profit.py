@@ -38,7 +38,7 @@ from agents.policies.list_scheduling import (
     value_if_started_now,
 )
 from agents.policies.registry import register_scheduler
-from market.jobs import Job
+from market.core.jobs import Job
 
 
 @register_scheduler("ljf")

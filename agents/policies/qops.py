@@ -33,7 +33,7 @@ from agents.policies.deadline_schedule import (
     unfill,
 )
 from agents.policies.registry import register_admission
-from market.capacity import CapacityProfile
+from market.core.capacity import CapacityProfile
 
 # A feasible schedule found at an insertion point: (point, slots of every job, reorderings)
 Found = tuple[int, list[Slot], int]

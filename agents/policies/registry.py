@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from agents.policies.base import Admission, Scheduler
-from market.limits import first_non_finite
+from market.core.errors import first_non_finite
 
 SCHEDULERS: dict[str, type[Scheduler]] = {}
 ADMISSIONS: dict[str, type[Admission]] = {}

@@ -5,7 +5,8 @@ generate a higher risk than it is willing to tolerate." Our reading: with accept
 a provider plans the current period on what is available now (no risk: a started job keeps its
 processors) and future periods on a capacity *level*: first the processors available with
 probability ``1 - r`` in any one period, then one fewer at a time. A plan is within the risk
-when the probability that it can be carried out (:meth:`market.forecast.Forecast.plan_probability`,
+when the probability that it can be carried out
+(:meth:`market.core.forecast.Forecast.plan_probability`,
 a product over the periods it starts jobs in) is at least ``1 - r``; planning on a lower level
 spreads the same jobs thinner and so raises that probability. A level is usable only while its
 plan still places every job the uncertainty-oblivious plan (on the forecast itself) places: a
@@ -27,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from agents.policies.base import Placement, Plan, PlanContext, Scheduler, placement
-from market.jobs import Job
+from market.core.jobs import Job
 
 
 def oblivious(ctx: PlanContext) -> PlanContext:

@@ -15,14 +15,14 @@ trajectory backwards from the deadline. If none qualifies, "no reservation is po
 wall time; the text (``3600 + (43200 - 40470)``) adds the job's own wall time, which we follow.
 
 The test "probability >= p" is done as "the QBETS bound on the p-quantile of delay <= deadline -
-t", which is the same test (:mod:`market.qbets`) and needs no inverse per point:
+t", which is the same test (:mod:`market.core.qbets`) and needs no inverse per point:
 :func:`plan` asks the predictor for bounds in one vectorised call. :func:`trajectory` gives the
 probabilities themselves (for display and tests). Re-planning while waiting (§3: "VARQ
 continually generates new probability trajectories while waiting") is the caller's: call
 :func:`plan` again; see :mod:`agents.varq_user`.
 
 Pure: a predictor is anything with ``bounds(nodes, walltimes, quantile) -> array`` and
-``probability(nodes, walltime, wait) -> float`` (:class:`market.qbets.QBETS`, or a stub).
+``probability(nodes, walltime, wait) -> float`` (:class:`market.core.qbets.QBETS`, or a stub).
 Times are in hours.
 """
 

@@ -3,7 +3,8 @@ Figure 3).
 
 The rule: QoPS (:mod:`.qops`) supplies every feasible schedule of the waiting jobs plus the new
 one, one per insertion point; each is valued at the revenue its jobs would earn at their planned
-completions (their price functions, :mod:`market.workloads.priced`). The job is admitted on the
+completions (their price functions, :mod:`market.inputs.workloads.priced`). The job is admitted on
+the
 best of them if its revenue gain over the current schedule is at least ``oc_factor`` x the job's
 size in processor-seconds (the statically assumed opportunity cost); else it is rejected with
 reason ``opportunity-cost``. Property 1 (backfilling favours urgent jobs): one more candidate is
@@ -35,7 +36,7 @@ from agents.policies.deadline_schedule import (
 )
 from agents.policies.qops import Found, QoPS
 from agents.policies.registry import register_admission
-from market.jobs import Job
+from market.core.jobs import Job
 
 SECONDS_PER_HOUR = 3600.0
 _tuple_new = tuple.__new__  # builds a Placement as agents.policies.base.placement does

@@ -24,16 +24,17 @@ import math
 from collections.abc import Callable, Sequence
 
 from agents.policies.base import Decision, Placement, PlanContext, Scheduler
-from market.capacity import CapacityProfile
-from market.jobs import Job
-from market.pricing import PriceSchedule
+from market.core.capacity import CapacityProfile
+from market.core.jobs import Job
+from market.core.rent import PriceSchedule
 
 Decide = Callable[[Job, Sequence[Job], PlanContext], Decision]
 
 
 def _start(pool: CapacityProfile, p: Placement) -> None:
     """Take a started job's processors at its planned start, or, if an end a float rounding
-    apart from it was merged into a nearby breakpoint (market/capacity.py's EPS; jobs are started
+    apart from it was merged into a nearby breakpoint (market/core/capacity.py's EPS; jobs are
+    started
     in start order, not in the plan's order), at the breakpoint just after (the same reservation
     as ``pool.reserve`` whenever that one succeeds: it used to raise CapacityError there)."""
     pool.reserve_earliest(p.processors, p.end - p.start, p.start)

@@ -17,7 +17,7 @@ import gc
 import sys
 
 from market import GridMarket
-from market.scenario import validate
+from market.inputs.scenario import validate
 
 SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"
 

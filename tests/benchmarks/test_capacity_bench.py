@@ -11,7 +11,7 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-from market.capacity import CapacityProfile
+from market.core.capacity import CapacityProfile
 
 CAPACITY = 128
 N_JOBS = 2000

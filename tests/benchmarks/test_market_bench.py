@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from market import GridMarket
-from market.scenario import load
+from market.inputs.scenario import load
 
 
 @pytest.mark.benchmark(group="market")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dashboards import libra, vqops
-from market.traces import TraceNotFoundError, resolve_trace
+from market.inputs.traces import TraceNotFoundError, resolve_trace
 from tests.conftest import ROOT
 
 CASES = {

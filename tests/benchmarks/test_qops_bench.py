@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from market import GridMarket
-from market.scenario import load
-from market.traces import TraceNotFoundError, resolve_trace
+from market.inputs.scenario import load
+from market.inputs.traces import TraceNotFoundError, resolve_trace
 from tests.conftest import ROOT
 
 SCENARIO = ROOT / "scenarios" / "qops" / "sdsc_load.yaml"

@@ -16,9 +16,9 @@ import time
 import pytest
 
 from market import GridMarket
-from market.batch import DaskCluster, InProcess, LocalProcesses, run_sweep
-from market.scenario import load
-from market.sweep import SweepPlan
+from market.experiments.batch import DaskCluster, InProcess, LocalProcesses, run_sweep
+from market.experiments.sweep import SweepPlan
+from market.inputs.scenario import load
 from tests.conftest import DEFAULT_SCENARIO
 
 RUNS = 200

@@ -17,9 +17,9 @@ from agents.policies.backfill import Conservative
 from agents.policies.mrt import MRT
 from agents.policies.msb import MSB
 from agents.policies.qops import QoPS
-from market.swf import read_swf
-from market.traces import TraceNotFoundError, resolve_trace
-from market.workloads import TraceWorkload
+from market.inputs.swf import read_swf
+from market.inputs.traces import TraceNotFoundError, resolve_trace
+from market.inputs.workloads import TraceWorkload
 from tests.unit.test_backfill import replay
 
 SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"

@@ -11,9 +11,9 @@ import resource
 import pytest
 
 from market import GridMarket
-from market.scenario import validate
-from market.traces import TraceNotFoundError, resolve_trace
-from market.workloads import trace
+from market.inputs.scenario import validate
+from market.inputs.traces import TraceNotFoundError, resolve_trace
+from market.inputs.workloads import trace
 
 SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"
 

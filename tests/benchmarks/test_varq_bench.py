@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from market import GridMarket
-from market.qbets_replay import qbets_accuracy
-from market.scenario import load
+from market.experiments.qbets_replay import qbets_accuracy
+from market.inputs.scenario import load
 from tests.conftest import ROOT, require_trace
 
 SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from market import GridMarket
-from market.scenario import load
-from market.traces import TraceNotFoundError, resolve_trace
+from market.inputs.scenario import load
+from market.inputs.traces import TraceNotFoundError, resolve_trace
 from tests.conftest import ROOT
 
 SCENARIO = ROOT / "scenarios" / "vqops" / "sdsc.yaml"

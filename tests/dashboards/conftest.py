@@ -13,7 +13,7 @@ from dashboards.callbacks import Callbacks
 from dashboards.registry import Registry
 from dashboards.session import Session
 from dashboards.setup import Setup
-from market.scenario import load
+from market.inputs.scenario import load
 from tests.conftest import ROOT, synthetic_swf
 
 DEFAULT = str(DEFAULT_SCENARIO)

@@ -12,9 +12,9 @@ from dashboards.gantt import gantt_figure
 from dashboards.session import Session, rate_warmup
 from dashboards.setup import Setup
 from dashboards.views import monitor_columns, monitors_view, timeseries_figure
-from market.limits import expected_horizon
-from market.scenario import load
-from market.style import policy_style
+from market.experiments.style import policy_style
+from market.inputs.limits import expected_horizon
+from market.inputs.scenario import load
 from tests.dashboards.conftest import DEFAULT, SID, qops_file, small
 from tests.dashboards.test_callbacks import text
 

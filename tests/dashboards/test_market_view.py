@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from dashboards.market_view import PROVIDER_CHARTS, MarketRecorder, create_app, markup_options
-from market.model import GridMarket
-from market.scenario import load
+from market.inputs.scenario import load
+from market.sim.model import GridMarket
 
 
 def _entry(jobs: int = 120) -> GridMarket:

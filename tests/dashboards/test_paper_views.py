@@ -15,9 +15,9 @@ from dashboards import libra, scenario_files, vqops
 from dashboards.paper_page import ASSETS, _colour, control, view_for
 from dashboards.paper_session import ViewSession
 from dashboards.setup import Setup, SetupError
-from market.result import RunResult
-from market.scenario import load
-from market.snapshot import cluster_shares
+from market.inputs.scenario import load
+from market.results.result import RunResult
+from market.sim.snapshot import cluster_shares
 from tests.conftest import ROOT, synthetic_swf
 
 NODES = 16  # the synthetic traces' machine

@@ -1,6 +1,7 @@
 """The main dashboard fits a deadline market (issue 14 item 4): QoS charts over time where jobs
 have deadlines, money charts where money moves, both where both (decided from the run through
-market/outputs.py); the curves end at the run summary's values; the paper views record through
+market/results/outputs.py); the curves end at the run summary's values; the paper views record
+through
 the session's public hook. Small QoPS and VQoPS markets on synthetic traces (no trace file)."""
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from dashboards.registry import Registry
 from dashboards.session import QOS, Session
 from dashboards.setup import Setup
 from dashboards.views import GRAPHS, HIDDEN, MONEY_GRAPHS, QOS_GRAPHS
-from market.outcome_curves import qos_curves
-from market.result import RunResult
-from market.snapshot import job_outcomes
+from market.results.job_outcomes import job_outcomes
+from market.results.outcome_curves import qos_curves
+from market.results.result import RunResult
 from tests.dashboards.conftest import SID, qops_file, small
 from tests.dashboards.test_callbacks import apply_extend
 from tests.dashboards.test_paper_views import shipped

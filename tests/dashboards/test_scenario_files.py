@@ -12,7 +12,7 @@ import pytest
 
 from dashboards import scenario_files
 from dashboards.scenario_files import MAX_BYTES, add_upload, catalog, find, load_scenario
-from market.scenario import ScenarioError
+from market.inputs.scenario import ScenarioError
 from tests.dashboards.conftest import DEFAULT
 
 SECRET = "root:$6$do-not-show-me"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import yaml
 
 from dashboards.varq import QueueSampler, create_app, success_figure, trajectory_figure
-from market.model import GridMarket
-from market.scenario import validate
+from market.inputs.scenario import validate
+from market.sim.model import GridMarket
 from tests.conftest import synthetic_swf
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from market.scenario import Scenario, load, validate
+from market.inputs.scenario import Scenario, load, validate
 from tests.conftest import DEFAULT_SCENARIO
 
 

@@ -13,8 +13,8 @@ from envs.admission import AdmissionEnv
 from envs.baselines import RandomAgent, run_episode
 from envs.observation import JOB_FIELDS, PROVIDER_FIELDS
 from market import GridMarket
-from market.cli import main
-from market.scenario import ScenarioError
+from market.cli.main import main
+from market.inputs.scenario import ScenarioError
 from tests.envs.conftest import default
 
 JOB = {name: i for i, name in enumerate(JOB_FIELDS)}

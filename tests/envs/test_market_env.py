@@ -10,7 +10,7 @@ from envs.actions import InvalidAction
 from envs.baselines import PositiveOpportunityAgent, market_actions
 from envs.market import MarketEnv, parallel_env
 from market import GridMarket
-from market.scenario import ScenarioError
+from market.inputs.scenario import ScenarioError
 from tests.envs.conftest import default, two_providers
 from tests.envs.test_faithfulness import assert_same_run
 

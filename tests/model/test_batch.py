@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from market import batch, executors
-from market.batch import (
+from market.cli.main import main
+from market.experiments import batch, executors
+from market.experiments.batch import (
     DaskCluster,
     InProcess,
     LocalProcesses,
@@ -25,11 +26,10 @@ from market.batch import (
     load_results,
     run_sweep,
 )
-from market.cli import main
-from market.model import GridMarket
-from market.report import make_report
-from market.scenario import Scenario, ScenarioError, load
-from market.sweep import SUMMARY_METRICS, Range, SweepPlan, SweepSpec, derive_seed
+from market.experiments.report import make_report
+from market.experiments.sweep import SUMMARY_METRICS, Range, SweepPlan, SweepSpec, derive_seed
+from market.inputs.scenario import Scenario, ScenarioError, load
+from market.sim.model import GridMarket
 from tests.conftest import DEFAULT_SCENARIO, ROOT
 
 LOAD = "clients.0.workload.mean_interarrival"
@@ -226,7 +226,7 @@ def test_ctrl_c_saves_the_finished_runs_and_resume_runs_exactly_the_rest(tmp_pat
 
 def _start_sweep(scenario_file: Path, out: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "market.cli", "sweep", str(scenario_file), "--workers", "1",
+        [sys.executable, "-m", "market.cli.main", "sweep", str(scenario_file), "--workers", "1",
          "--out", str(out)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from market.model import GridMarket
-from market.scenario import ScenarioError, validate
-from market.swf import FIELDS, write_swf
+from market.inputs.scenario import ScenarioError, validate
+from market.inputs.swf import FIELDS, write_swf
+from market.sim.model import GridMarket
 from tests.conftest import synthetic_swf
 
 

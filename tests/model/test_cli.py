@@ -10,9 +10,9 @@ import sys
 import pandas as pd
 import pytest
 
-from market.cli import main
-from market.model import GridMarket
-from market.scenario import load, parse_overrides
+from market.cli.main import main
+from market.inputs.scenario import load, parse_overrides
+from market.sim.model import GridMarket
 from tests.conftest import DEFAULT_SCENARIO
 
 SMALL = ["--set", "clients.0.workload.jobs=25"]
@@ -118,7 +118,7 @@ def test_the_console_script_reports_bad_files_without_a_traceback(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nservice_providers:\n  - name: sp\n    schedular: first_profit\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "market.cli", "run", str(bad)], capture_output=True, text=True
+        [sys.executable, "-m", "market.cli.main", "run", str(bad)], capture_output=True, text=True
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr

@@ -1,5 +1,5 @@
 """``gridmarket run`` prints the market table (RunResult.market) after the provider table where
-the run is a market (market/outputs.py), and ``--market-out`` writes it for scripts."""
+the run is a market (market/results/outputs.py), and ``--market-out`` writes it for scripts."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import math
 import pandas as pd
 import pytest
 
-from market.cli import main
-from market.model import GridMarket
-from market.outputs import market_columns, market_shown
-from market.scenario import load
+from market.cli.main import main
+from market.inputs.scenario import load
+from market.results.outputs import market_columns, market_shown
+from market.sim.model import GridMarket
 from tests.conftest import DEFAULT_SCENARIO, ROOT
 
 COMPETITION = ROOT / "scenarios" / "market" / "competition.yaml"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from market.cli import main
+from market.cli.main import main
 from tests.conftest import DEFAULT_SCENARIO, ROOT, require_trace, synthetic_swf
 
 QOS_HEADERS = ["unadm. %", "unadm. work %", "missed", "fulfilled %", "slowdown (fulfilled)"]

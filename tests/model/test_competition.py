@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from agents.client import ClientAgent
-from market.jobs import Job
-from market.ledger import Kind
-from market.model import GridMarket, MarketStalled
-from market.scenario import ScenarioError, load, validate
-from market.utility import UtilityFunction
+from market.core.jobs import Job
+from market.core.ledger import Kind
+from market.core.utility import UtilityFunction
+from market.inputs.scenario import ScenarioError, load, validate
+from market.sim.model import GridMarket, MarketStalled
 from tests.markets import check_invariants, random_market, stalled_on_availability, watch
 
 #: Random competing markets in the property test; GRIDMARKET_MARKETS=1000 for many more.
@@ -241,10 +241,10 @@ def _stalls(data: dict) -> bool:
 def test_same_seed_same_market_in_a_script_a_sweep_worker_and_the_dashboard(tmp_path):
     from dashboards.session import Session
     from dashboards.setup import Setup
-    from market.batch import run_sweep
-    from market.executors import LocalProcesses
-    from market.results_store import load_results
-    from market.sweep import SweepPlan
+    from market.experiments.batch import run_sweep
+    from market.experiments.executors import LocalProcesses
+    from market.experiments.results_store import load_results
+    from market.experiments.sweep import SweepPlan
 
     path = "scenarios/market/entry.yaml"
     scenario = load(path).with_overrides(

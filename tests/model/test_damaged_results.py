@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from market.batch import BatchError, ResultsStore, load_results
-from market.cli import main
-from market.scenario import load
+from market.cli.main import main
+from market.experiments.batch import BatchError, ResultsStore, load_results
+from market.inputs.scenario import load
 from tests.conftest import DEFAULT_SCENARIO
 
 

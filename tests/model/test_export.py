@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from market.cli import main
-from market.export import (
+from market.cli.main import main
+from market.inputs.swf import FIELDS, read_swf
+from market.results.export import (
     EVALYS_COLUMNS,
     allocate_ids,
     evalys_frame,
@@ -24,8 +25,7 @@ from market.export import (
     swf_header,
     swf_records,
 )
-from market.model import GridMarket
-from market.swf import FIELDS, read_swf
+from market.sim.model import GridMarket
 from tests.conftest import synthetic_swf
 
 #: Batsim's jobs.csv columns in its order (batsim docs/output-jobs.rst, src/export.cpp).
@@ -49,7 +49,7 @@ def procset(text: str) -> set[int]:
 @pytest.fixture(scope="module")
 def market_run(tmp_path_factory):
     """The profit market (some jobs turned away), 40 jobs: (scenario, result)."""
-    from market.scenario import load
+    from market.inputs.scenario import load
     from tests.conftest import DEFAULT_SCENARIO
 
     scenario = load(DEFAULT_SCENARIO).with_overrides(
@@ -61,7 +61,7 @@ def market_run(tmp_path_factory):
 @pytest.fixture(scope="module")
 def trace_run(tmp_path_factory):
     """EASY replaying 120 synthetic trace jobs on 16 processors: (scenario, result)."""
-    from market.scenario import validate
+    from market.inputs.scenario import validate
 
     path = synthetic_swf(tmp_path_factory.mktemp("t") / "s.swf", n=120)
     scenario = validate(

@@ -1,4 +1,4 @@
-"""The clock's speed tricks (market/clock.py: end-of-instant work done at once, coalesced
+"""The clock's speed tricks (market/sim/clock.py: end-of-instant work done at once, coalesced
 completion events) and the planner's plan reuse (agents/planner.py) are sound only if they change
 no decision: every job's outcome with ``fast=True`` is checked against the plain event-by-event
 run (``fast=False``) on scenarios with early and late job ends, every scheduler with admission,
@@ -12,7 +12,7 @@ from mesa.time import Priority
 
 from agents.policies import SCHEDULERS
 from market import GridMarket
-from market.scenario import validate
+from market.inputs.scenario import validate
 from tests.conftest import synthetic_swf
 
 

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from market import GridMarket
-from market.cli import main
-from market.scenario import ScenarioError, validate
+from market.cli.main import main
+from market.inputs.scenario import ScenarioError, validate
 from tests.conftest import synthetic_swf
 
 POLICIES = {

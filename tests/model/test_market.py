@@ -10,8 +10,8 @@ import pytest
 
 from agents.service_provider import ServiceProviderAgent
 from market import GridMarket
-from market.ledger import Kind
-from market.scenario import validate
+from market.core.ledger import Kind
+from market.inputs.scenario import validate
 from tests.conftest import make_job
 
 

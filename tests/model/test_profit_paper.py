@@ -23,8 +23,8 @@ import pandas as pd
 import pytest
 
 from market import GridMarket
-from market.calibration import STATEMENTS, workload_profile
-from market.scenario import load
+from market.experiments.calibration import STATEMENTS, workload_profile
+from market.inputs.scenario import load
 from tests.conftest import DEFAULT_SCENARIO
 
 SEEDS = (1, 2, 3, 4)
@@ -60,7 +60,7 @@ def break_even(rows) -> float:
 
 
 def band(key: str) -> tuple[float, float]:
-    """The tolerance market/calibration.py gives the statement ``key``."""
+    """The tolerance market/experiments/calibration.py gives the statement ``key``."""
     statement = next(s for s in STATEMENTS if s.key == key)
     return statement.low, statement.high
 
@@ -94,7 +94,8 @@ def test_profit_aware_schedulers_earn_a_higher_profit_rate_than_the_cost_oblivio
 
 def test_first_reward_comes_close_to_first_profit():
     # §5.1, Figure 3e/f: "FirstReward and FirstPrice had profit rates coming close to
-    # FirstProfit": within 25 % (market/calibration.py). Here ~1.0 (137.7 against 137.1).
+    # FirstProfit": within 25 % (market/experiments/calibration.py). Here ~1.0 (137.7 against
+    # 137.1).
     low, high = band("first_reward_close")
     ratio = mean_summary("first_reward").profit_rate / mean_summary("first_profit").profit_rate
     assert low <= ratio <= high
@@ -130,7 +131,7 @@ def test_first_profit_uses_fewer_processors_per_job_than_sjf_and_first_price():
 def test_first_price_breaks_even_near_8_per_processor_hour():
     # §5.4: FirstPrice starts "to operate in a negative profit regime when the price increases to
     # more than 8 florins/hour": it ignores rent, so its profit is linear in the price and zero at
-    # revenue / processor-hours rented; 7-10 (market/calibration.py). Here ~8.5.
+    # revenue / processor-hours rented; 7-10 (market/experiments/calibration.py). Here ~8.5.
     low, high = band("first_price_break_even")
     assert low <= mean_summary("first_price").break_even <= high
 
@@ -181,7 +182,8 @@ def test_the_default_load_offers_about_twice_the_pool_of_profitable_work():
     # Table 1's caption: "a mean inter-arrival time of 0.15 hours generates a potentially-
     # profitable load for approximately twice the available resources"; §5.1: "a maximum of
     # about 70 %, which reflects the fraction of the offered jobs in this workload that can be
-    # run profitably". From the workload alone (market/calibration.py). Here ~2.0 and ~73 %.
+    # run profitably". From the workload alone (market/experiments/calibration.py). Here ~2.0 and
+    # ~73 %.
     scenario = load(DEFAULT_SCENARIO)
     rp = scenario.resource_providers[0]
     profile = workload_profile(scenario.clients[0].workload, rp.price, rp.capacity)

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from market.cli import main
-from market.qbets import QBETS
-from market.qbets_replay import qbets_accuracy, replay_waits
-from market.swf import FIELDS, write_swf
+from market.cli.main import main
+from market.core.qbets import QBETS
+from market.experiments.qbets_replay import qbets_accuracy, replay_waits
+from market.inputs.swf import FIELDS, write_swf
 from tests.conftest import require_trace
 
 # Traces with recorded waits (NASA-iPSC has none: `trace qbets` says so).

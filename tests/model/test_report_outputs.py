@@ -9,13 +9,13 @@ import re
 import pandas as pd
 import pytest
 
-from market.batch import InProcess, load_results, run_sweep
-from market.cli import main
-from market.report import make_report
-from market.risk import describe
-from market.scenario import load
-from market.style import policy_style
-from market.sweep import SweepPlan
+from market.cli.main import main
+from market.experiments.batch import InProcess, load_results, run_sweep
+from market.experiments.replication_risk import describe
+from market.experiments.report import make_report
+from market.experiments.style import policy_style
+from market.experiments.sweep import SweepPlan
+from market.inputs.scenario import load
 from tests.conftest import DEFAULT_SCENARIO
 
 LOAD = "clients.0.workload.mean_interarrival"

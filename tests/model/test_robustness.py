@@ -15,11 +15,11 @@ import pytest
 from agents.client import ClientAgent
 from agents.policies import make_admission, make_scheduler
 from agents.resource_provider import NEVER
-from market.forecast import AvailabilityModel
-from market.jobs import Job
-from market.model import GridMarket, MarketStalled
-from market.scenario import ScenarioError, load, validate
-from market.utility import UtilityFunction
+from market.core.forecast import AvailabilityModel
+from market.core.jobs import Job
+from market.core.utility import UtilityFunction
+from market.inputs.scenario import ScenarioError, load, validate
+from market.sim.model import GridMarket, MarketStalled
 from tests.conftest import DEFAULT_SCENARIO, make_ctx, make_job
 from tests.markets import check_invariants, random_market, stalled_on_availability, watch
 
@@ -214,7 +214,7 @@ def test_a_stall_on_improbable_availability_names_the_job_and_its_chance():
 
 
 def test_the_cli_prints_a_stall_as_one_line(tmp_path, capsys):
-    from market.cli import main
+    from market.cli.main import main
 
     path = tmp_path / "overbooked.yaml"
     path.write_text(

@@ -8,8 +8,8 @@ import math
 import pytest
 
 from agents.site_broker import quote_on_site
-from market.model import GridMarket
-from market.scenario import validate
+from market.inputs.scenario import validate
+from market.sim.model import GridMarket
 from tests.conftest import make_job, synthetic_swf
 
 

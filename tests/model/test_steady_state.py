@@ -1,4 +1,5 @@
-"""The two measurement windows (market/windows.py) in whole runs, and Figure 7c of the profit
+"""The two measurement windows (market/results/windows.py) in whole runs, and Figure 7c of the
+profit
 paper (Popovici & Wilkes SC'05 §6) measured in the arrival phase, as the paper measures."""
 
 from __future__ import annotations
@@ -8,8 +9,8 @@ import functools
 import pytest
 
 from market import GridMarket
-from market.scenario import load
-from market.windows import window_profit
+from market.inputs.scenario import load
+from market.results.windows import window_profit
 from tests.conftest import ROOT
 
 FIG7 = ROOT / "scenarios" / "profit" / "fig7_uncertainty.yaml"

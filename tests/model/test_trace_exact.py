@@ -1,6 +1,6 @@
 """A trace replay is exact: every job starts at the second that integer-second arithmetic says
-(market/clock.py snaps derived times to the trace's second grid). Checked against the
-standalone EASY of market/workloads/deadlines.py run on whole seconds (an independent event
+(market/sim/clock.py snaps derived times to the trace's second grid). Checked against the
+standalone EASY of market/inputs/workloads/deadlines.py run on whole seconds (an independent event
 loop: no capacity profile, no Mesa, no floats but whole numbers of seconds)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from market import GridMarket
-from market.scenario import validate
+from market.inputs.scenario import validate
 from tests.conftest import require_trace, synthetic_swf
 from tests.easy_oracle import easy_schedule
 

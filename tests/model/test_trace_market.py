@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from market import GridMarket
-from market.scenario import validate
-from market.swf import FIELDS, write_swf
+from market.inputs.scenario import validate
+from market.inputs.swf import FIELDS, write_swf
 
 
 def random_trace(path, seed, jobs=60, processors=16):

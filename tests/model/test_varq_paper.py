@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from market import GridMarket
-from market.scenario import load
+from market.inputs.scenario import load
 from tests.conftest import ROOT, require_trace
 
 

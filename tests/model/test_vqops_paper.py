@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from market import GridMarket
-from market.scenario import load
-from market.traces import TraceNotFoundError, resolve_trace
-from market.value_metrics import with_revenue_gain
+from market.inputs.scenario import load
+from market.inputs.traces import TraceNotFoundError, resolve_trace
+from market.results.value_metrics import with_revenue_gain
 from tests.conftest import ROOT
 
 SCENARIO = ROOT / "scenarios" / "vqops" / "sdsc.yaml"

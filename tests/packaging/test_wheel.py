@@ -74,7 +74,7 @@ def test_an_installed_wheel_runs_shipped_scenarios_by_name(installed, tmp_path):
     where = _run(
         str(installed / "python"),
         "-c",
-        "import market, market.scenario_files as f; print(market.__file__); "
+        "import market, market.inputs.scenario_files as f; print(market.__file__); "
         "print(f.shipped_dir()); print(len(f.list_files(f.shipped_dir()))); "
         f"print(f.resolve({str(ROOT / 'scenarios' / 'profit' / 'default.yaml')!r})); "
         "from dashboards.app import DEFAULT_SCENARIO; from dashboards.scenario_files import "

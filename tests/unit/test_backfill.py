@@ -1,6 +1,6 @@
 """FCFS, EASY and conservative backfilling on hand-made queues whose schedules are worked out
 below, their defining properties (hypothesis), and the standalone EASY simulation of
-market.workloads.deadlines against the ``easy`` scheduler run event by event.
+market.inputs.workloads.deadlines against the ``easy`` scheduler run event by event.
 
 :func:`replay` is a small event loop that runs a scheduler (and optionally an admission
 policy) over a job stream the way :class:`agents.service_provider.ServiceProviderAgent` does,
@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from agents.policies import PlanContext, make_scheduler
 from agents.policies.backfill import EASY, FCFS, Conservative
 from agents.policies.base import Admission, Decision, Scheduler
-from market.capacity import CapacityProfile
-from market.jobs import Job
-from market.utility import UtilityFunction
+from market.core.capacity import CapacityProfile
+from market.core.jobs import Job
+from market.core.utility import UtilityFunction
 from tests.easy_oracle import easy_schedule
 
 

@@ -1,4 +1,5 @@
-"""The profit-workload calibration (market/calibration.py): the workload-only statements and the
+"""The profit-workload calibration (market/experiments/calibration.py): the workload-only
+statements and the
 scoring of a sweep's results, on hand-made cases."""
 
 from __future__ import annotations
@@ -7,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from market.calibration import INTERARRIVAL, STATEMENTS, score, workload_profile
-from market.cli import main
-from market.scenario import load
-from market.workloads.profit import ProfitWorkload
+from market.cli.main import main
+from market.experiments.calibration import INTERARRIVAL, STATEMENTS, score, workload_profile
+from market.inputs.scenario import load
+from market.inputs.workloads.synthetic import ProfitWorkload
 from tests.conftest import DEFAULT_SCENARIO
 
 # Every job alike: 1 h of work, worth 48 decaying 3.7/h, Amdahl beta 0.2, shapes 1 or 2.

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.capacity import CapacityError, CapacityProfile
+from market.core.capacity import CapacityError, CapacityProfile
 
 
 def gap_profile() -> CapacityProfile:

@@ -1,14 +1,15 @@
-"""The clock's events (market/clock.py): the events it builds itself when fast are Mesa's own, in
+"""The clock's events (market/sim/clock.py): the events it builds itself when fast are Mesa's own,
+in
 Mesa's order, and anything it cannot build goes through Mesa's ``schedule_event``."""
 
 from __future__ import annotations
 
-from weakref import WeakMethod
+from weakref import WeakMethod, ref
 
 import mesa
 from mesa.time import Event, Priority
 
-from market.clock import Clock, _events_as_expected, handler
+from market.sim.clock import Clock, _events_as_expected
 
 
 class Recorder:
@@ -16,14 +17,15 @@ class Recorder:
 
     def __init__(self) -> None:
         self.ran: list[str] = []
-        self.a = handler(self.note_a)  # kept, as agents keep theirs
-        self.b = handler(self.note_b)
 
     def note_a(self) -> None:
         self.ran.append("a")
 
     def note_b(self) -> None:
         self.ran.append("b")
+
+    a = note_a
+    b = note_b
 
 
 def test_a_fast_clock_builds_the_event_mesa_would():
@@ -33,7 +35,9 @@ def test_a_fast_clock_builds_the_event_mesa_would():
     by_mesa = Event(2.0, r.a, Priority.HIGH)
     assert set(vars(built)) == set(vars(by_mesa))
     assert (built.time, built.priority, built.CANCELED) == (2.0, Priority.HIGH.value, False)
-    assert built.fn() is r.a and built.unique_id < by_mesa.unique_id  # Mesa's id counter
+    assert built.unique_id < by_mesa.unique_id  # Mesa's id counter
+    assert built.fn().func == r.a  # the callable the clock keeps for the method
+    assert clock.at(3.0, r.a).fn() is built.fn()  # one per method, however many events
     assert built in model._event_list._events
 
 
@@ -54,7 +58,12 @@ def test_a_cancelled_built_event_does_not_run_and_a_dropped_handler_is_not_calle
     model = mesa.Model(rng=1)
     clock, r = Clock(model, fast=True), Recorder()
     clock.at(1.0, r.a).cancel()
-    clock.at(1.0, handler(r.note_b))  # nobody keeps it: held weakly, as Mesa holds it
+
+    def dropped() -> None:
+        r.note_b()
+
+    clock.at(1.0, dropped)
+    del dropped  # nobody keeps it: held weakly, as Mesa holds it
     model.run_until(2.0)
     assert r.ran == []
 
@@ -62,12 +71,16 @@ def test_a_cancelled_built_event_does_not_run_and_a_dropped_handler_is_not_calle
 def test_what_the_clock_cannot_build_goes_through_mesa():
     model = mesa.Model(rng=1)
     r = Recorder()
-    method = Clock(model, fast=True).at(1.0, r.note_a)  # a bound method: Mesa's WeakMethod
-    assert isinstance(method.fn, WeakMethod)
+
+    def kept() -> None:  # not a bound method: a function its owner keeps
+        r.note_b()
+
+    other = Clock(model, fast=True).at(1.0, kept)
+    assert isinstance(other.fn, ref) and not isinstance(other.fn, WeakMethod)
     plain = Clock(model, fast=False).at(1.0, r.a)  # not fast: Mesa builds every event
-    assert plain.fn() is r.a
+    assert isinstance(plain.fn, WeakMethod) and plain.fn() == r.a
     model.run_until(2.0)
-    assert r.ran == ["a", "a"]
+    assert r.ran == ["b", "a"]
     # A Mesa that keeps its events otherwise gets schedule_event even when fast
     assert not _events_as_expected(None)
     assert not _events_as_expected(object())
@@ -82,9 +95,8 @@ def test_the_clocks_now_is_the_models_time_as_events_run():
     def note() -> None:
         seen.append((model.time, fast.now, plain.now))
 
-    keep = handler(note)
     for t in (0.5, 1.25, 3.0):
-        fast.at(t, keep)
+        fast.at(t, note)  # (a function: Mesa's event, held while ``note`` lives)
     model.run_until(4.0)
     assert seen == [(t, t, t) for t in (0.5, 1.25, 3.0)]
     assert fast.now == plain.now == model.time == 4.0

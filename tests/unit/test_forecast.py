@@ -12,8 +12,8 @@ from scipy.stats import norm
 
 from agents.policies import PlanContext, make_admission, make_scheduler
 from agents.policies.risk import plan_within_risk
-from market.forecast import AvailabilityModel, Forecast
-from market.pricing import PriceSchedule
+from market.core.forecast import AvailabilityModel, Forecast
+from market.core.rent import PriceSchedule
 from tests.conftest import make_job
 
 

@@ -8,8 +8,8 @@ from itertools import pairwise
 
 import pytest
 
-from market.jobs import Job, amdahl_runtime
-from market.utility import UtilityFunction
+from market.core.jobs import Job, amdahl_runtime
+from market.core.utility import UtilityFunction
 
 WORTH_48 = UtilityFunction.linear_decay(48.0, 0.0, 3.7, -48.0)
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from market.ledger import Entry, Kind, Ledger
+from market.core.ledger import Entry, Kind, Ledger
 
 
 def test_empty_ledger() -> None:

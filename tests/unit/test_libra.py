@@ -15,9 +15,9 @@ from agents.policies.libra import (
     deadline_delay_risk,
     deadline_delays,
 )
-from market.jobs import Job
-from market.timeshare import TimeSharedCluster
-from market.utility import UtilityFunction
+from market.core.jobs import Job
+from market.core.timeshare import TimeSharedCluster
+from market.core.utility import UtilityFunction
 
 
 def rigid(id: int, arrival: float, runtime: float, deadline: float, n: int = 1, estimate=None):

@@ -1,4 +1,5 @@
-"""The run summary's QoS metrics as curves over time (market/outcome_curves.py): hand-made jobs
+"""The run summary's QoS metrics as curves over time (market/results/outcome_curves.py): hand-made
+jobs
 whose curves are worked out by hand. That the last points equal a real run's summary is tested
 on the dashboards (tests/dashboards/test_qos_charts.py, test_paper_views.py)."""
 
@@ -9,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from market.outcome_curves import (
+from market.results.job_outcomes import JobOutcomes
+from market.results.outcome_curves import (
     QOS_CURVES,
     admitted_pct,
     best_effort_slowdown,
@@ -18,13 +20,13 @@ from market.outcome_curves import (
     qos_curves,
     unadmitted_pct,
 )
-from market.snapshot import JobOutcomes
 
 NAN = math.nan
 
 
 def outcomes(arrival, kind, committed, deadline, end, runtime, start=None, best_effort=None):
-    """Jobs as :func:`market.snapshot.job_outcomes` gives them (by default each started its
+    """Jobs as :func:`market.results.job_outcomes.job_outcomes` gives them (by default each started
+    its
     runtime before its end, and is best-effort where it has no deadline)."""
     f = lambda v: np.array(v, dtype=float)  # noqa: E731
     start = f(end) - f(runtime) if start is None else f(start)

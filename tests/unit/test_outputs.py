@@ -1,4 +1,5 @@
-"""Which columns a run's table shows (market/outputs.py): the kind of market, from the run."""
+"""Which columns a run's table shows (market/results/outputs.py): the kind of market, from the
+run."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import math
 
 import pandas as pd
 
-from market.outputs import for_display, realised_shown, run_kind, table_columns
+from market.results.outputs import for_display, realised_shown, run_kind, table_columns
 
 NAN = math.nan
 

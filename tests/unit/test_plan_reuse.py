@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from agents.planner import Planner
 from agents.policies import SCHEDULERS, make_admission, make_scheduler
 from agents.policies.base import RankMemo
-from market.capacity import CapacityProfile
-from market.pricing import PriceSchedule
+from market.core.capacity import CapacityProfile
+from market.core.rent import PriceSchedule
 from tests.conftest import make_ctx, make_job
 
 job_specs = st.lists(

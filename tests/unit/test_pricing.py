@@ -7,8 +7,8 @@ import pytest
 
 from agents.client import best_surplus
 from agents.policies import make_admission, make_pricing, make_scheduler
-from market.quotes import PriceQuote
-from market.scenario import ScenarioError, load, validate
+from market.core.quotes import PriceQuote
+from market.inputs.scenario import ScenarioError, load, validate
 from tests.conftest import make_ctx, make_job
 
 
@@ -171,7 +171,7 @@ def test_a_client_with_no_providers_is_an_error():
 
 
 def test_the_default_pricing_is_utility_and_the_offer_rule_follows_the_pricing():
-    from market.model import GridMarket
+    from market.sim.model import GridMarket
 
     scenario = load("profit/default").model_copy(update={"variants": {}})
     assert scenario.service_providers[0].pricing.name == "utility"

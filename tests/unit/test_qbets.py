@@ -1,4 +1,4 @@
-"""QBETS (market/qbets.py): the binomial bound, its inverse, change points, classes."""
+"""QBETS (market/core/qbets.py): the binomial bound, its inverse, change points, classes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from market.qbets import (
+from market.core.qbets import (
     QBETS,
     DelayHistory,
     JobClasses,
@@ -100,7 +100,7 @@ def test_bad_quantile_or_confidence_names_the_field(kwargs, field):
 
 
 def test_clustering_separates_cells_by_their_delays():
-    from market.qbets_cluster import ClusteredQBETS
+    from market.core.qbets_cluster import ClusteredQBETS
 
     # Small short jobs wait about 0.01 h, big long ones about 10 h; medium ones like the big.
     qbets = ClusteredQBETS(k=2, refit_every=300, min_cell=20)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from agents.policies.backfill import EASY, Conservative
 from agents.policies.qops import QoPS
 from agents.replay import replay_starts
-from market.workloads.deadlines import easy_response_times
+from market.inputs.workloads.deadlines import easy_response_times
 from tests.conftest import require_trace
 from tests.easy_oracle import easy_schedule
 from tests.unit.test_backfill import rigid
@@ -70,7 +70,7 @@ def test_sdsc_sp2_deadlines_come_from_exact_whole_seconds():
     # The first 10,000 SDSC-SP2 jobs with user estimates: the replay on the second grid starts
     # every job at the second the integer-second oracle says.
     require_trace()
-    from market.scenario import validate
+    from market.inputs.scenario import validate
 
     spec = (
         validate(

@@ -1,4 +1,5 @@
-"""Readable report figures (market/report_figures.py): log axes for geometric points, panels cut
+"""Readable report figures (market/experiments/report_figures.py): log axes for geometric points,
+panels cut
 to the policies that do not swamp the rest, labels from the sweep spec."""
 
 from __future__ import annotations
@@ -7,8 +8,8 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from market.report_figures import geometric, robust_range
-from market.sweep_spec import SweepSpec
+from market.experiments.report_figures import geometric, robust_range
+from market.inputs.sweep_spec import SweepSpec
 
 LOAD = "clients.0.workload.mean_interarrival"
 

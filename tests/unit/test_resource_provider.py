@@ -1,6 +1,6 @@
 """The resource provider's view of its leases for a pool that never varies: the free-processor
 profile it keeps (from the leases in order of their ends) is the forecast's profile, whatever
-the order of rentals, early or late releases and the passing of time (market/forecast.py)."""
+the order of rentals, early or late releases and the passing of time (market/core/forecast.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.resource_provider import ResourceProviderAgent
-from market.ledger import Ledger
+from market.core.ledger import Ledger
 
 
 class Pool(mesa.Model):

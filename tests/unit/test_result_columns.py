@@ -1,4 +1,4 @@
-"""The per-job columns (market/job_columns.py): the fast float conversions give what numpy's
+"""The per-job columns (market/results/job_columns.py): the fast float conversions give what numpy's
 plain conversion gives, None as NaN, whatever mix of numbers and None a column holds; the summary
 read alone is the one from the per-job table's columns."""
 
@@ -9,10 +9,10 @@ import math
 import numpy as np
 import pytest
 
-from market.job_columns import floats, job_columns
-from market.metrics import provider_summary
-from market.model import GridMarket, MarketStalled
-from market.scenario import validate
+from market.inputs.scenario import validate
+from market.results.job_columns import floats, job_columns
+from market.results.provider_metrics import provider_summary
+from market.sim.model import GridMarket, MarketStalled
 from tests.markets import random_market
 
 
@@ -34,7 +34,8 @@ def _same(a: dict, b: dict) -> bool:
 
 
 def _by_records(model, sp) -> dict:
-    """The summary's own figures, by their definitions (market/metrics.py) record by record."""
+    """The summary's own figures, by their definitions (market/results/provider_metrics.py) record
+    by record."""
     now = model.time if model.end_time is None else model.end_time
     records = list(sp.records.values())
     done = [r for r in records if r.end is not None]

@@ -1,4 +1,4 @@
-"""Risk across replications (market/risk.py): hand-made distributions."""
+"""Risk across replications (market/experiments/replication_risk.py): hand-made distributions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from market.risk import cvar, describe, outcomes, risk_table
+from market.experiments.replication_risk import cvar, describe, outcomes, risk_table
 
 # 10 replications of a point, sorted: -30, -10, 0, 5, 10, 20, 25, 40, 50, 100
 PROFITS = [20.0, -10.0, 100.0, 0.0, 5.0, 40.0, -30.0, 25.0, 50.0, 10.0]

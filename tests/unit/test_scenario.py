@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from market.scenario import Scenario, ScenarioError, load, parse_overrides, validate
-from market.scenario_files import MAX_BYTES
+from market.inputs.scenario import Scenario, ScenarioError, load, parse_overrides, validate
+from market.inputs.scenario_files import MAX_BYTES
 from tests.conftest import DEFAULT_SCENARIO
 
 

@@ -1,11 +1,12 @@
-"""One colour and marker per policy (market/style.py): fixed for the papers' names, an ordered
+"""One colour and marker per policy (market/experiments/style.py): fixed for the papers' names, an
+ordered
 scale for VQoPS, a stable fallback for the rest."""
 
 from __future__ import annotations
 
 import re
 
-from market.style import (
+from market.experiments.style import (
     FALLBACK_COLOURS,
     FIXED,
     policy_style,

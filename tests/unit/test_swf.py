@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from market.swf import FIELDS, SwfError, read_swf, write_swf
-from market.trace_selection import DropReport, select_records
-from market.traces import (
+from market.inputs.swf import FIELDS, SwfError, read_swf, write_swf
+from market.inputs.trace_selection import DropReport, select_records
+from market.inputs.traces import (
     TraceNotFoundError,
     format_trace_info,
     resolve_trace,

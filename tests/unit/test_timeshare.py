@@ -1,4 +1,4 @@
-"""The time-shared cluster (market/timeshare.py; Yeo & Buyya ICPP'06 §3.1): shares, rates and
+"""The time-shared cluster (market/core/timeshare.py; Yeo & Buyya ICPP'06 §3.1): shares, rates and
 completion times on hand-made cases, and invariants on random admissions."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.timeshare import TimeSharedCluster, project_node
+from market.core.timeshare import TimeSharedCluster, project_node
 
 
 def run_to_end(cluster: TimeSharedCluster) -> dict[int, float]:

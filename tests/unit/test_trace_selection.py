@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from market.cli import main
-from market.swf import SwfError, read_swf
-from market.trace_selection import SelectionRules, select_records
-from market.traces import trace_info
-from market.workloads import TraceWorkload
+from market.cli.main import main
+from market.inputs.swf import SwfError, read_swf
+from market.inputs.trace_selection import SelectionRules, select_records
+from market.inputs.traces import trace_info
+from market.inputs.workloads import TraceWorkload
 
 # job submit wait run procs cpu mem reqp reqt reqm status user group exe queue part prec think
 OK = "1   0  0  100  4  -1 -1  4  200 -1 1 1 1 1 1 1 -1 -1"  # a plain completed job

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from market.jobs import Job
-from market.scenario import ScenarioError, validate
-from market.traces import TraceNotFoundError
-from market.workloads import ProfitWorkload, TraceWorkload
+from market.core.jobs import Job
+from market.inputs.scenario import ScenarioError, validate
+from market.inputs.traces import TraceNotFoundError
+from market.inputs.workloads import ProfitWorkload, TraceWorkload
 from tests.conftest import synthetic_swf
 from tests.easy_oracle import easy_schedule
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from market.utility import UtilityFunction
+from market.core.utility import UtilityFunction
 
 # -- linear_decay (profit paper §4: value, decay from submission, penalty bound) ---------------
 

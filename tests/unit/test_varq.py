@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.policies import varq
-from market.qbets import QBETS
+from market.core.qbets import QBETS
 
 
 class Stub:

@@ -14,8 +14,8 @@ from agents.policies.dvqops import DVQoPS, best_of
 from agents.policies.qops import QoPS
 from agents.policies.vqops import VQoPS
 from agents.policies.whatif import whatif_revenue
-from market.jobs import Job
-from market.workloads.priced import to_deadline_price
+from market.core.jobs import Job
+from market.inputs.workloads.priced import to_deadline_price
 from tests.unit.test_backfill import ctx_for, replay
 from tests.unit.test_qops import check_guarantee
 

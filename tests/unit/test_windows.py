@@ -1,4 +1,5 @@
-"""Measurement windows (market/windows.py): profit and rented hours inside a window, by hand."""
+"""Measurement windows (market/results/windows.py): profit and rented hours inside a window, by
+hand."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import math
 
 import pytest
 
-from market.pricing import PriceSchedule
-from market.windows import rented_hours, window_profit, window_rate
+from market.core.rent import PriceSchedule
+from market.results.windows import rented_hours, window_profit, window_rate
 
 # (processors, start, end, paid): A ran 0-4 on 2 and was paid 10; B ran 3-8 on 1 and paid a
 # penalty of 5; C never ran; D runs from 6 on 3 processors (now = 9).

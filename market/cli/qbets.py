@@ -1,0 +1,68 @@
+"""``gridmarket trace qbets TRACE [--quantile 0.95] [--confidence 0.95] [--format table|json]``:
+QBETS's correctness and tightness on a trace's recorded waits
+(:mod:`market.experiments.qbets_replay`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from market.cli.formatting import cell
+from market.experiments.qbets_replay import format_accuracy, qbets_accuracy
+
+
+def add_parser(trace_commands) -> None:
+    """Register ``qbets`` under ``gridmarket trace``."""
+    qbets = trace_commands.add_parser(
+        "qbets", help="replay a trace's recorded waits through QBETS: correctness, tightness"
+    )
+    qbets.add_argument("file", help="an SWF file (.swf or .swf.gz), or a name on the trace path")
+    qbets.add_argument("--quantile", type=float, default=0.95, help="quantile bounded (0.95)")
+    qbets.add_argument("--confidence", type=float, default=0.95, help="confidence (0.95)")
+    qbets.add_argument("--first-jobs", type=int, help="only the first N jobs")
+    qbets.add_argument(
+        "--cluster", type=int, metavar="K", help="K classes by clustering (default: the grid)"
+    )
+    qbets.add_argument("--format", choices=["table", "json"], default="table")
+
+
+def run(args: argparse.Namespace, out=None) -> int:
+    """Run ``gridmarket trace qbets``; bad values raise :class:`market.core.qbets.QbetsError`."""
+    out = sys.stdout if out is None else out
+    report = qbets_accuracy(
+        args.file, args.quantile, args.confidence, first_jobs=args.first_jobs, cluster=args.cluster
+    )
+    if args.format == "json":
+        clean = json.loads(json.dumps(report, default=float).replace("NaN", "null"))
+        out.write(json.dumps(clean, indent=2) + "\n")
+    else:
+        out.write(format_accuracy(report) + "\n")
+    return 0 if not math.isnan(report["correct_pct"]) else 1
+
+
+VARQ_COLUMNS = {
+    "variant": "variant",
+    "provider": "VARQ user",
+    "required_probability": "p",
+    "varq_requests": "requests",
+    "varq_jobs": "reserved",
+    "varq_predicted_pct": "predicted %",
+    "varq_success_pct": "success %",
+    "overhead_ratio": "overhead",
+    "utilization": "site util %",
+    "site_mean_wait_h": "mean wait h",
+}
+
+
+def print_varq(summary, out) -> None:
+    """The VARQ users' rows of a run summary (Table 4's columns), under the run table."""
+    rows = summary[summary["varq_jobs"].notna()]
+    if rows.empty:
+        return
+    header = "  ".join(f"{label:>12}" for label in VARQ_COLUMNS.values())
+    out.write("\n" + header + "\n")
+    for row in rows.itertuples(index=False):
+        cells = [cell(getattr(row, column), 2) for column in VARQ_COLUMNS]
+        out.write("  ".join(f"{c:>12}" for c in cells) + "\n")

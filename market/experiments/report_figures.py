@@ -1,0 +1,204 @@
+"""The figures of a sweep report: one metric against one swept parameter, one line per policy.
+
+How a figure is made readable (issue 14 item 5):
+
+- **styles**: every policy has its own colour and marker (:mod:`market.experiments.style`), the
+same in
+  every figure and in the dashboard;
+- **axis titles**: the swept parameter's ``label`` from the sweep spec (a short name with its
+  unit, e.g. ``mean inter-arrival time (h)``), else the last part of its path; the metric's from
+  :data:`LABELS`;
+- **log scale** where the points are geometric (:func:`geometric`): positive values spanning a
+  factor of at least 4, more evenly spaced on a log axis than on a linear one. The profit
+  paper's loads 0.05 ... 1 h (a 1-1.5-2-3-5 series) would put 5 of 9 points in a fifth of a
+  linear axis;
+- **robust panels** (:func:`robust_range`): when a policy's error bars span more than
+  :data:`SWAMP` times what all the others span together (accept-all's realised % of
+  +-20,000 % against the others' 60-100 %), the y axis is cut to the others' span, that
+  policy's error bars are not drawn (they would cross the whole panel), and the figure's
+  subtitle names it and how far it reaches;
+- with several panels (small multiples) the one legend covers them all, and each panel's title
+  names the values of the other parameters.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from market.experiments.style import policy_styles
+
+LABELS = {
+    "offered": "jobs offered",
+    "accepted": "jobs accepted",
+    "accepted_pct": "jobs accepted (%)",
+    "completed": "jobs completed",
+    "revenue": "revenue (money)",
+    "rent": "rent (money)",
+    "profit": "profit (money)",
+    "profit_rate": "profit rate (money per hour)",
+    "profit_rate_arrivals": "profit rate over the arrivals (money per hour)",
+    "utilization": "utilization (%)",
+    "utilization_run": "utilization over the run (%)",
+    "mean_processors": "processors per job",
+    "predicted_profit": "predicted profit (money)",
+    "realised_pct": "predicted profit realised (%)",
+    "end_time": "run length (h)",
+    "unadmitted_pct": "jobs not admitted (%)",
+    "unadmitted_work_pct": "work not admitted (% of processor-hours)",
+    "deadlines_missed": "deadlines missed (jobs)",
+    "mean_response": "mean response time (h)",
+    "mean_slowdown": "mean bounded slowdown",
+    "deadlines_fulfilled_pct": "deadlines fulfilled (% of jobs)",
+    "mean_slowdown_fulfilled": "mean slowdown of fulfilled jobs",
+    "urgent_accepted_pct": "urgent jobs accepted (%)",
+    "normal_accepted_pct": "normal jobs accepted (%)",
+}
+
+#: A policy whose error bars span more than this many times the others' span is clipped.
+SWAMP = 5.0
+
+
+def short_names(parameters: list[str]) -> dict[str, str]:
+    """The last part of each dotted path, or the whole path where two last parts clash."""
+    last = {p: p.rsplit(".", 1)[-1] for p in parameters}
+    clash = {v for v in last.values() if list(last.values()).count(v) > 1}
+    return {p: (p if last[p] in clash else last[p]) for p in parameters}
+
+
+def geometric(values) -> bool:
+    """Whether the (numeric) ``values`` call for a log axis: at least 3 distinct, all > 0,
+    spanning a factor of 4 or more, and their gaps more even in log than in linear terms
+    (the coefficient of variation of the gaps, compared)."""
+    x = np.unique(np.asarray([v for v in values if v is not None], dtype=float))
+    x = x[np.isfinite(x)]
+    if len(x) < 3 or x[0] <= 0 or x[-1] / x[0] < 4:
+        return False
+
+    def unevenness(gaps: np.ndarray) -> float:
+        return float(np.std(gaps) / np.mean(gaps))
+
+    return unevenness(np.diff(np.log(x))) < unevenness(np.diff(x))
+
+
+def robust_range(data: pd.DataFrame, error: str) -> tuple[list[float] | None, list[str]]:
+    """A y range that leaves out the policies whose ``mean +- error`` spans more than
+    :data:`SWAMP` times the union of the others' spans, and a note for each one left out
+    (None and no notes when none swamps the rest)."""
+    err = data[error].fillna(0.0).abs() if error in data else 0.0
+    spans = (
+        data.assign(lo=data["mean"] - err, hi=data["mean"] + err)
+        .groupby("policy", sort=False)
+        .agg(lo=("lo", "min"), hi=("hi", "max"))
+        .dropna()
+    )
+    if len(spans) < 2:
+        return None, []
+    swamping = []
+    for policy, row in spans.iterrows():
+        others = spans.drop(index=policy)
+        width = others["hi"].max() - others["lo"].min()
+        if width > 0 and (row["hi"] - row["lo"]) > SWAMP * width:
+            swamping.append(policy)
+    kept = spans.drop(index=swamping)
+    if not swamping or kept.empty:
+        return None, []
+    lo, hi = kept["lo"].min(), kept["hi"].max()
+    pad = 0.08 * (hi - lo)
+    notes = [
+        f"{p} clipped (reaches {_num(spans.loc[p, 'lo'])} to {_num(spans.loc[p, 'hi'])})"
+        for p in swamping
+    ]
+    return [lo - pad, hi + pad], notes
+
+
+def _num(value: float) -> str:
+    return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+
+
+def fmt(value) -> str:
+    if isinstance(value, float) and not math.isnan(value):
+        return f"{value:g}"
+    return str(value)
+
+
+def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
+    """The figure of ``metric`` (long-form rows of :func:`market.experiments.report.summarize`)
+    against
+    ``x`` (a swept path, or ``variant`` for a sweep without parameters), a panel per
+    combination of ``others``."""
+    import plotly.express as px
+
+    data = data.copy()
+    labels = manifest.get("labels") or {}
+    facet = None
+    if others:
+        shorts = short_names([x, *others])
+        data["panel"] = [
+            ", ".join(f"{shorts[q]}={fmt(v)}" for q, v in zip(others, values, strict=True))
+            for values in data[others].itertuples(index=False, name=None)
+        ]
+        facet = "panel"
+    orders = {"policy": policies}
+    numeric = pd.api.types.is_numeric_dtype(data[x]) and not pd.api.types.is_bool_dtype(data[x])
+    log = numeric and geometric(data[x])
+    if numeric:
+        data = data.sort_values(x, kind="stable")
+    elif x == "variant":
+        orders[x] = manifest.get("variants") or list(dict.fromkeys(data[x]))
+    else:
+        stored = manifest.get("parameter_values", {}).get(x)
+        orders[x] = [str(v) for v in stored] if stored else list(dict.fromkeys(data[x]))
+        data[x] = data[x].astype(str)
+    if facet:
+        orders[facet] = list(dict.fromkeys(data.sort_values(others, kind="stable")[facet]))
+    label = LABELS.get(metric, metric)
+    x_title = labels.get(x) or short or x
+    styles = policy_styles(policies)
+    common = {
+        "x": x,
+        "y": "mean",
+        "error_y": error,
+        "color": "policy",
+        "symbol": "policy",
+        "color_discrete_map": {p: c for p, (c, _) in styles.items()},
+        "symbol_map": {p: m for p, (_, m) in styles.items()},
+        "category_orders": orders,
+        "hover_data": {"n": True, "sd": ":.4g", "ci95": ":.4g", "mean": ":.4g"},
+        "labels": {"mean": label, x: x_title, "policy": "policy"},
+        "log_x": log,
+    }
+    height = 520
+    if facet:
+        panels = data[facet].nunique()
+        common.update(facet_col=facet, facet_col_wrap=min(3, panels), facet_row_spacing=0.08)
+        height = 220 + 300 * math.ceil(panels / 3)
+    draw = px.scatter if x == "variant" else partial(px.line, markers=True)
+    fig = draw(data, **common)
+    fig.update_traces(marker={"size": 8})
+    if log:  # ticks at the sweep's points, not at 5 6 7 8 9 0.1 ...
+        points = sorted(set(data[x].dropna()))
+        fig.update_xaxes(tickvals=points, ticktext=[fmt(float(v)) for v in points])
+    y_range, notes = robust_range(data, error)
+    if y_range is not None:
+        fig.update_yaxes(range=y_range)
+        clipped = {note.split(" clipped", 1)[0] for note in notes}
+        fig.for_each_trace(  # their error bars would cross every panel from top to bottom
+            lambda t: t.update(error_y={"visible": False}) if t.name in clipped else None
+        )
+        notes = [f"{note}, error bars not drawn" for note in notes]
+    title = f"{label} vs {x_title}" if short else f"{label} by policy"
+    sub = subtitle + (f"<br>y axis cut to the other policies: {'; '.join(notes)}" if notes else "")
+    fig.update_layout(
+        title={"text": f"{title}<br><sup>{sub}</sup>"},
+        template="plotly_white",
+        legend_title_text="policy",
+        hovermode="closest",
+        height=height + (20 if notes else 0),
+        margin={"t": (110 if facet else 80) + (20 if notes else 0)},
+    )
+    fig.for_each_annotation(lambda a: a.update(text=a.text.removeprefix("panel=")))
+    return fig

@@ -1,0 +1,274 @@
+"""The results directory of a sweep: one Parquet part per finished run, merged as it goes, and
+the loader that reads it back as one tidy DataFrame.
+
+**Results directory** (``OUT``)::
+
+    OUT/manifest.json        the scenario (with its sweep), the plan's shape, versions, sessions
+    OUT/runs/part-*.parquet  the rows: one per (run, service provider)
+    OUT/errors.jsonl         runs that raised, with the error (they are retried by --resume)
+    OUT/.lock                held while a sweep writes, so two sweeps never share a directory
+
+Each finished run is written at once to its own small Parquet part (written to a temporary name,
+then renamed, so a part is either whole or absent), so a sweep killed at any point, even with
+SIGKILL, loses no finished run. Every 256 runs, and when the sweep ends or is interrupted, the
+small parts are merged into one; :func:`load_results` drops the duplicates a kill during a merge
+can leave. ``resume=True`` runs exactly the runs of the plan whose ``run_id`` is not in ``OUT``;
+it refuses a directory that holds runs the plan does not have (the scenario was changed) or keeps
+other metrics. Since run ids and seeds do not move when points, variants or replications are
+added, resuming with a larger sweep runs only the new runs. Without ``resume``, a directory that
+already holds results is refused. Run ids cover the scenario, not the code: after changing a
+policy's code, start a new ``OUT`` (the manifest records the package versions of each session).
+
+A part that Parquet cannot read (the rename is not synced to disk, so a power loss or a full disk
+can leave one truncated; or it was damaged since) is set aside by ``resume=True`` as
+``*.parquet.damaged`` and its runs are run again: runs are pure functions of their scenario and
+seed, so re-running restores the same rows, where stopping would leave the sweep unfinishable
+without hand repair. The session in the manifest lists the parts set aside. Reading results
+with a damaged part is a one-line :class:`BatchError` naming the part.
+
+**Columns**: ``run_id``, ``variant``, ``replication``, ``seed``, one column per swept parameter
+(named by its dotted path), ``provider``, ``scheduler``, ``admission``, the kept metrics,
+``finished`` (the market emptied; sweeps run every market to the end), and ``run_seconds`` (the
+run's wall time on its worker: the only column that differs between two runs of the same sweep).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from market.experiments.executors import BatchError, RunOutcome
+from market.inputs.sweep_spec import IDENTITY_COLUMNS, SUMMARY_METRICS
+
+if TYPE_CHECKING:
+    from market.experiments.sweep import RunSpec
+
+FORMAT = 1
+MERGE_EVERY = 256  # small parts merged into one every this many runs
+
+
+def result_rows(spec: RunSpec, outcome: RunOutcome, metrics: list[str] | None) -> list[dict]:
+    """The results rows of a finished run: its labels, the point, and the kept metrics (counts
+    as integers, the rest as floats, so every part has the same column types)."""
+    rows = []
+    for record in outcome.records or []:
+        row: dict[str, Any] = {
+            "run_id": spec.run_id,
+            "variant": spec.variant,
+            "replication": spec.replication,
+            "seed": spec.seed,
+            **spec.columns,
+        }
+        for column in IDENTITY_COLUMNS:
+            row[column] = record[column]
+        names = metrics or [k for k in record if k not in IDENTITY_COLUMNS]
+        for name in names:
+            row[name] = _stored(record[name], SUMMARY_METRICS.get(name))
+        row["finished"] = outcome.finished
+        row["run_seconds"] = outcome.seconds
+        rows.append(row)
+    return rows
+
+
+def _stored(value: Any, kind: type | None) -> Any:
+    if kind is int:
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value if kind is None else float(value)
+    return float(value)
+
+
+class ResultsStore:
+    """A sweep's results directory (see the module docstring for its layout)."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self.runs = self.root / "runs"
+        self.manifest_path = self.root / "manifest.json"
+        self.errors_path = self.root / "errors.jsonl"
+        self._next = None
+        self._small: list[tuple[Path, pa.Table]] = []
+
+    def parts(self) -> list[Path]:
+        """The finished part files, oldest first."""
+        return sorted(self.runs.glob("part-*.parquet")) if self.runs.is_dir() else []
+
+    def has_results(self) -> bool:
+        return self.manifest_path.exists() or bool(self.parts())
+
+    def manifest(self) -> dict | None:
+        try:
+            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise BatchError(f"{self.manifest_path}: cannot read ({exc})") from None
+
+    def write_manifest(self, data: dict) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.manifest_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        os.replace(tmp, self.manifest_path)
+
+    def done_ids(self) -> set[str]:
+        """The run ids already saved (:class:`BatchError` if a part cannot be read)."""
+        ids: set[str] = set()
+        for part in self.parts():
+            try:
+                table = pq.read_table(part, columns=["run_id"])
+            except (OSError, pa.ArrowException) as exc:
+                raise BatchError(f"{part}: damaged results part ({_first_line(exc)})") from None
+            ids.update(table.column("run_id").to_pylist())
+        return ids
+
+    def set_aside_damaged(self) -> list[Path]:
+        """Rename every part that Parquet cannot read (truncated by a crash or a full disk
+        after its rename, or damaged since) to ``*.parquet.damaged`` and return the new names:
+        its runs are then missing, and ``--resume`` runs them again (a run is a pure function
+        of its scenario and seed, so the rows come back the same)."""
+        damaged = []
+        for part in self.parts():
+            try:
+                pq.read_metadata(part)
+                pq.read_table(part, columns=["run_id"])
+            except (OSError, pa.ArrowException):
+                target = part.with_name(part.name + ".damaged")
+                os.replace(part, target)
+                damaged.append(target)
+        return damaged
+
+    def open(self) -> None:
+        """Get ready to write: remove what a killed writer left half-written."""
+        self.runs.mkdir(parents=True, exist_ok=True)
+        for tmp in self.runs.glob("*.tmp"):
+            tmp.unlink(missing_ok=True)
+        numbers = [int(p.stem.split("-")[1]) for p in self.parts()]
+        self._next = max(numbers, default=0) + 1
+        self._small = []
+
+    def _write(self, table: pa.Table) -> Path:
+        path = self.runs / f"part-{self._next:06d}.parquet"
+        self._next += 1
+        tmp = path.with_name(path.name + ".tmp")
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
+        return path
+
+    def append(self, rows: list[dict]) -> None:
+        """Save one run's rows as a part of its own (merged later)."""
+        if rows:
+            table = pa.Table.from_pylist(rows)
+            self._small.append((self._write(table), table))
+            if len(self._small) >= MERGE_EVERY:
+                self.merge()
+
+    def merge(self) -> None:
+        """Merge the small parts written since the last merge into one: write the merged part
+        (from memory), then delete the small ones (a kill in between leaves duplicates, which
+        the loader drops)."""
+        small, self._small = self._small, []
+        if len(small) < 2:
+            return
+        self._write(_concat([table for _, table in small]))
+        for path, _ in small:
+            path.unlink(missing_ok=True)
+
+    def log_error(self, spec: RunSpec, outcome: RunOutcome) -> None:
+        entry = {
+            "time": timestamp(),
+            "run_id": spec.run_id,
+            "variant": spec.variant,
+            "point": spec.point,
+            "replication": spec.replication,
+            "seed": spec.seed,
+            "error": outcome.error,
+            "traceback": outcome.trace,
+        }
+        with self.errors_path.open("a", encoding="utf-8") as file:
+            file.write(json.dumps(entry, default=str) + "\n")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    return pa.concat_tables(tables, promote_options="permissive")
+
+
+def timestamp() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def load_manifest(path: str | Path) -> dict:
+    """The manifest of the results directory ``path`` (:class:`BatchError` if there is none)."""
+    manifest = ResultsStore(path).manifest()
+    if manifest is None:
+        raise BatchError(f"{path}: no sweep results here (no manifest.json)")
+    return manifest
+
+
+def load_results(path: str | Path) -> pd.DataFrame:
+    """Every saved run of the sweep in ``path`` (a results directory, or one Parquet file) as one
+    tidy frame: one row per (run, service provider), sorted by parameters, variant (in the
+    scenario's order), replication and provider. ``frame.attrs`` holds the sweep's
+    ``parameters``, ``variants``, ``metrics`` and ``name`` when the manifest is there."""
+    path = Path(path)
+    if path.is_file():
+        parts, manifest = [path], None
+    else:
+        store = ResultsStore(path)
+        if not path.is_dir():
+            raise BatchError(f"{path}: no such results directory")
+        parts, manifest = store.parts(), store.manifest()
+        if not parts:
+            if manifest is None:
+                raise BatchError(f"{path}: no sweep results here (no manifest.json, no runs/)")
+            raise BatchError(f"{path}: the sweep has no finished runs yet")
+    tables = []
+    for part in parts:
+        try:
+            tables.append(pq.read_table(part))
+        except (OSError, pa.ArrowException) as exc:
+            hint = "" if path.is_file() else "; gridmarket sweep --resume runs its runs again"
+            raise BatchError(f"{part}: damaged results part ({_first_line(exc)}){hint}") from None
+    frame = _concat(tables).to_pandas()
+    frame = frame.drop_duplicates(["run_id", "provider"], ignore_index=True)
+    parameters = (manifest or {}).get("parameters", [])
+    variants = (manifest or {}).get("variants") or list(dict.fromkeys(frame["variant"]))
+    order = {label: i for i, label in enumerate(variants)}
+    keys = [p for p in parameters if p in frame.columns]
+    frame = (
+        frame.assign(_variant=frame["variant"].map(order).fillna(len(order)))
+        .sort_values([*keys, "_variant", "replication", "provider"], kind="stable")
+        .drop(columns="_variant")
+        .reset_index(drop=True)
+    )
+    if manifest is not None:
+        frame.attrs.update(
+            name=manifest.get("name"),
+            parameters=parameters,
+            variants=variants,
+            metrics=manifest.get("metrics"),
+        )
+    return frame
+
+
+def metric_columns(frame: pd.DataFrame) -> list[str]:
+    """The metric columns of a results frame (numeric, not labels, not the point)."""
+    fixed = {"run_id", "variant", "replication", "seed", "finished", "run_seconds"}
+    fixed |= set(IDENTITY_COLUMNS) | set(frame.attrs.get("parameters", []))
+    return [
+        c
+        for c in frame.columns
+        if c not in fixed and "." not in c and pd.api.types.is_numeric_dtype(frame[c])
+        and not pd.api.types.is_bool_dtype(frame[c])
+    ]  # fmt: skip

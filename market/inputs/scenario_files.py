@@ -1,0 +1,227 @@
+"""Scenario files: where a scenario name is found, and how a file is read and parsed safely.
+
+**Search path.** A scenario is named by a path or by a name relative to a scenario folder
+(``profit/default`` or ``profit/default.yaml``); :func:`resolve` tries, in order:
+
+1. the name as a path (absolute, or relative to the current directory);
+2. ``./scenarios/<name>``: the current directory's ``scenarios`` folder;
+3. the shipped scenarios (:func:`shipped_dir`): ``market/scenarios`` in an installed wheel (the
+   project's top-level ``scenarios/`` folder, mapped there at build time), or the checkout's
+   ``scenarios/`` when running from source or an editable install.
+
+Each is tried as given, then with ``.yaml`` added. :func:`scenario_dirs` lists the folders of
+steps 2-3 that exist (the dashboard offers their files).
+
+**Reading** (:func:`read_text`) accepts only a regular file (never a FIFO, a device or a
+directory: it is opened non-blocking and checked before reading) of at most
+:data:`MAX_BYTES`, in UTF-8. **Parsing** (:func:`parse_yaml`) is YAML's safe loader, plus:
+a key given twice in one mapping is an error (YAML's default keeps the last one silently, so
+two variants with one name would run once), and a document whose aliases expand to more than
+:data:`MAX_NODES` values is refused before it is built (a "billion laughs" file).
+Errors are :class:`ScenarioFileError` with a one-line message naming the file, never the file's
+contents.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+#: The largest scenario file read (bytes): scenario files are a few kB; a sweep listing
+#: 100,000 values stays well under it.
+MAX_BYTES = 4 * 1024 * 1024
+
+#: The most values (mapping, list and scalar nodes) a scenario document may hold once its
+#: aliases are expanded.
+MAX_NODES = 1_000_000
+
+SUFFIX = ".yaml"
+
+
+class ScenarioFileError(ValueError):
+    """A scenario file that cannot be found, read or parsed; the message is one line."""
+
+
+# -- the search path ---------------------------------------------------------------------------
+def shipped_dir() -> Path | None:
+    """The scenarios shipped with the package: ``market/scenarios`` in an installed wheel, else
+    the checkout's top-level ``scenarios/`` (source tree or editable install); None if neither
+    exists."""
+    package = Path(__file__).resolve().parents[1]  # market/
+    if (package / "scenarios").is_dir():
+        return package / "scenarios"
+    checkout = package.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "scenarios").is_dir():
+        return checkout / "scenarios"
+    return None
+
+
+def scenario_dirs() -> list[Path]:
+    """The scenario folders of the search path that exist: ``./scenarios``, then the shipped
+    ones (once, if they are the same folder)."""
+    dirs: list[Path] = []
+    for folder in (Path.cwd() / "scenarios", shipped_dir()):
+        if folder is not None and folder.is_dir():
+            folder = folder.resolve()
+            if folder not in dirs:
+                dirs.append(folder)
+    return dirs
+
+
+def candidates(name: str | Path) -> list[Path]:
+    """Every path :func:`resolve` tries for ``name``, in order."""
+    name = Path(name).expanduser()
+    bases = [name]
+    if not name.is_absolute():
+        bases += [folder / name for folder in scenario_dirs()]
+    out: list[Path] = []
+    for base in bases:
+        out.append(base)
+        if base.name and base.suffix not in (".yaml", ".yml"):
+            out.append(base.with_name(base.name + SUFFIX))
+    return out
+
+
+def resolve(name: str | Path) -> Path:
+    """The scenario file ``name`` stands for (see the search path above)."""
+    tried = candidates(name)
+    for path in tried:
+        if path.is_file():
+            return path
+    for path in tried:
+        if path.exists():  # a directory, a FIFO...: read_text says what is wrong with it
+            return path
+    where = ", ".join(str(d) for d in scenario_dirs()) or "no scenario folder"
+    raise ScenarioFileError(
+        f"{name}: no such scenario file (looked for it as a path and in {where})"
+    )
+
+
+def list_files(root: Path) -> list[tuple[str, Path]]:
+    """``(name, path)`` of every ``.yaml``/``.yml`` regular file under ``root`` (symlinks that
+    lead out of ``root`` left out), e.g. ``("profit/default.yaml", ...)``."""
+    if not root.is_dir():
+        return []
+    real_root = root.resolve()
+    found = []
+    for path in sorted([*root.rglob("*.yaml"), *root.rglob("*.yml")]):
+        real = path.resolve()
+        if real.is_relative_to(real_root) and real.is_file():
+            found.append((path.relative_to(root).as_posix(), path))
+    return found
+
+
+# -- reading and parsing -----------------------------------------------------------------------
+def read_text(path: str | Path, limit: int = MAX_BYTES) -> str:
+    """The text of the regular file at ``path`` (UTF-8, at most ``limit`` bytes)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ScenarioFileError(f"{path}: no such scenario file") from None
+    except OSError as exc:
+        raise ScenarioFileError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ScenarioFileError(f"{path}: is a directory, not a scenario file")
+        if not stat.S_ISREG(info.st_mode):
+            raise ScenarioFileError(f"{path}: not a regular file")
+        if info.st_size > limit:
+            raise ScenarioFileError(f"{path}: larger than {limit:,} bytes")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise ScenarioFileError(f"{path}: cannot read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ScenarioFileError(f"{path}: larger than {limit:,} bytes")
+    return decode(data, str(path))
+
+
+def decode(data: bytes, source: str) -> str:
+    """``data`` as UTF-8 text (a byte-order mark is dropped); a one-line error if it is not."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ScenarioFileError(
+            f"{source}: not a UTF-8 text file (invalid byte at offset {exc.start})"
+        ) from None
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML's safe loader that refuses a key given twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *base` merges; its keys may be overridden on purpose
+            key = self.construct_object(key_node, deep=True)
+            try:
+                duplicate = key in seen
+                seen.add(key)
+            except TypeError:  # an unhashable key: the base class says so
+                continue
+            if duplicate:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+        return super().construct_mapping(node, deep=deep)
+
+
+def _expanded_size(root: yaml.Node, limit: int) -> int:
+    """How many nodes the document holds with every alias expanded (``limit + 1`` when it is
+    more, or when an alias refers to a node that contains it)."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if isinstance(node, yaml.ScalarNode):
+            sizes[key] = 1
+            continue
+        children = (
+            [n for pair in node.value for n in pair]
+            if isinstance(node, yaml.MappingNode)
+            else list(node.value)
+        )
+        if children_done:
+            open_nodes.discard(key)
+            sizes[key] = min(1 + sum(sizes[id(c)] for c in children), limit + 1)
+        elif key in open_nodes:
+            return limit + 1  # a recursive alias: endless once expanded
+        elif key not in sizes:
+            open_nodes.add(key)
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes[id(root)]
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """The data of a YAML document, or a one-line :class:`ScenarioFileError` naming ``source``
+    and the line."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, MAX_NODES) > MAX_NODES:
+            raise ScenarioFileError(
+                f"{source}: more than {MAX_NODES:,} values once its aliases are expanded"
+            )
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise ScenarioFileError(f"{source}:{line}: {problem}") from None
+    except RecursionError:
+        raise ScenarioFileError(f"{source}: nested too deeply") from None
+    finally:
+        loader.dispose()

@@ -1,0 +1,356 @@
+"""Reading and writing traces in the Standard Workload Format (SWF) of the Parallel Workloads
+Archive (https://www.cs.huji.ac.il/labs/parallel/workload/swf.html).
+
+An SWF file is a header of comment lines starting with ``;`` (``; MaxProcs: 128``,
+``; UnixStartTime: 893466664``, ...) and one line per job of 18 whitespace-separated numbers,
+``-1`` meaning unknown (:data:`FIELDS` names them). Times are in seconds from the trace's start.
+
+- :func:`read_swf` reads a file (gzip or plain, recognised by its magic bytes) into a
+  :class:`SwfTrace`: the header as a dict, the raw header lines, and every record as a pandas
+  frame of 18 float columns with ``NaN`` for unknown. A well-formed file is parsed by pandas' C
+  parser (the 59,715-line SDSC-SP2 trace in about 0.1 s); only a malformed one is re-read line by
+  line to name the first bad line (:class:`SwfError`, ``"FILE:LINE: message"``), or, with
+  ``skip_bad=True``, to skip and count every bad line.
+- :meth:`SwfTrace.select` picks the records a simulation uses and says why the others were
+  dropped (the rules are :mod:`market.inputs.trace_selection`'s).
+- :func:`write_swf` writes records (and a header) back; reading the result gives the same values.
+
+A line is malformed when it has not 18 fields, a field is not a finite number, or a count (job
+number, processors allocated or requested, status) is not a whole number: ``3.5`` processors
+is an error, not 3. A file with a NUL byte (UTF-16, binary) or non-ASCII bytes in a data line is
+not an SWF text file; a header in Latin-1 is read as such (old logs have them). A gzip file is
+recognised by its magic bytes; a damaged one is a one-line error too.
+
+Finding traces by name and summarising them is :mod:`market.inputs.traces`. Everything here stays in
+the trace's own unit, seconds; workloads convert to hours (:mod:`market.inputs.workloads.trace`).
+
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+import re
+import zlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from market.inputs.trace_selection import DropReport, SelectionRules, TooWideError, select_records
+
+#: The 18 SWF fields, in file order (SWF v2.2 field names, shortened).
+FIELDS: tuple[str, ...] = (
+    "job",  # 1 job number
+    "submit",  # 2 submit time, s
+    "wait",  # 3 wait time, s
+    "runtime",  # 4 run time, s
+    "procs",  # 5 number of allocated processors
+    "cpu_time",  # 6 average CPU time used, s
+    "memory",  # 7 used memory, KB per processor
+    "req_procs",  # 8 requested number of processors
+    "req_time",  # 9 requested time (the user's runtime estimate), s
+    "req_memory",  # 10 requested memory, KB per processor
+    "status",  # 11 1 completed, 0 failed, 5 cancelled; 2/3/4 partial executions
+    "user",  # 12 user id
+    "group",  # 13 group id
+    "executable",  # 14 executable (application) number
+    "queue",  # 15 queue number
+    "partition",  # 16 partition number
+    "preceding_job",  # 17 preceding job number
+    "think_time",  # 18 think time from the preceding job, s
+)
+
+#: Header keys whose value starts with an integer (``; MaxNodes: 338 (batch partition)`` -> 338).
+INT_HEADER_KEYS = frozenset(
+    {
+        "MaxJobs", "MaxRecords", "MaxNodes", "MaxProcs", "UnixStartTime", "TimeZone",
+        "MaxRuntime", "MaxMemory", "MaxQueues", "MaxPartitions",
+    }
+)  # fmt: skip
+
+#: Fields that count or name things and so must be whole numbers (their column positions).
+WHOLE_FIELDS = ("job", "procs", "req_procs", "status")
+_WHOLE_AT = [FIELDS.index(f) for f in WHOLE_FIELDS]
+
+_KEY_LINE = re.compile(r"^;\s?([A-Za-z][A-Za-z0-9_]*)\s*:\s?(.*)$")
+_LEADING_INT = re.compile(r"^\s*([+-]?\d+)")
+
+
+class SwfError(ValueError):
+    """A trace that cannot be read; the message is one line, ``"FILE:LINE: message"`` for a
+    malformed line."""
+
+
+@dataclass(slots=True)
+class SwfTrace:
+    """An SWF file as read: header, raw header lines, and every well-formed record.
+
+    Attributes:
+        path: where it was read from (None if built in memory).
+        header: ``{key: value}`` from ``; Key: value`` lines. Integer keys (:data:`INT_HEADER_KEYS`)
+            hold their leading number; keys that occur more than once (``Note``, ``Queue``) hold
+            a list of strings; continuation lines (comments without a key) extend the value
+            before them, joined by newlines.
+        comments: the header lines as written, without their leading ``;`` (for writing back).
+        records: one row per record, the 18 :data:`FIELDS` as float64 columns, ``NaN`` = -1.
+        malformed: lines skipped as malformed (only with ``skip_bad=True``).
+        line_numbers: the file line (1-based) of each record, for messages.
+    """
+
+    path: Path | None
+    header: dict[str, Any]
+    comments: list[str]
+    records: pd.DataFrame
+    malformed: int = 0
+    line_numbers: np.ndarray | None = None
+
+    @property
+    def max_procs(self) -> int | None:
+        """The machine size from the header: ``MaxProcs``, else ``MaxNodes`` (None if neither)."""
+        for key in ("MaxProcs", "MaxNodes"):
+            value = self.header.get(key)
+            if isinstance(value, int) and value > 0:
+                return value
+        return None
+
+    @property
+    def name(self) -> str:
+        """The file name, without ``.gz`` and ``.swf``."""
+        if self.path is None:
+            return "trace"
+        return self.path.name.removesuffix(".gz").removesuffix(".swf")
+
+    def select(
+        self, max_procs: int | None = None, rules: SelectionRules | None = None
+    ) -> tuple[pd.DataFrame, DropReport]:
+        """The records a simulation uses and why the others were dropped (the rules of
+        :mod:`market.inputs.trace_selection`); ``max_procs`` defaults to :attr:`max_procs`. A job
+        too
+        wide under ``too_wide="error"`` is an :class:`SwfError` naming its line."""
+        size = self.max_procs if max_procs is None else max_procs
+        preemption = self.header.get("Preemption")
+        try:
+            return select_records(
+                self.records, size, self.malformed, rules, preemption=str(preemption or "")
+            )
+        except TooWideError as exc:
+            line = "" if self.line_numbers is None else f":{self.line_numbers[exc.index]}"
+            raise SwfError(f"{self.path or 'trace'}{line}: {exc}") from None
+
+
+# -- reading --------------------------------------------------------------------------------------
+def _read_text(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SwfError(f"{path}: no such trace file") from None
+    except OSError as exc:
+        raise SwfError(f"{path}: cannot read ({exc.strerror})") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise SwfError(f"{path}: not a valid gzip file ({exc})") from None
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        line = raw.count(b"\n", 0, nul) + 1
+        raise SwfError(f"{path}:{line}: not an SWF text file (a NUL byte: UTF-16 or binary?)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")  # old headers are not always UTF-8; data lines are ASCII
+
+
+def parse_header(comments: Iterable[str]) -> dict[str, Any]:
+    """``{key: value}`` from header lines (without their ``;``), as in :attr:`SwfTrace.header`."""
+    header: dict[str, Any] = {}
+    last: str | None = None
+    for comment in comments:
+        match = _KEY_LINE.match(";" + comment)
+        if match is None:  # a continuation of the value before it
+            text = comment.strip()
+            if last is not None and text:
+                value = header[last]
+                if isinstance(value, list):
+                    value[-1] = f"{value[-1]}\n{text}" if value[-1] else text
+                elif isinstance(value, str):
+                    header[last] = f"{value}\n{text}" if value else text
+            continue
+        key, value = match.group(1), match.group(2).strip()
+        last = key
+        if key in INT_HEADER_KEYS and key not in header:
+            number = _LEADING_INT.match(value)
+            if number is not None:
+                header[key] = int(number.group(1))
+                last = None  # e.g. "MaxNodes: 338 (batch partition)": nothing to continue
+                continue
+        if key in header:
+            previous = header[key]
+            header[key] = [*previous, value] if isinstance(previous, list) else [previous, value]
+        else:
+            header[key] = value
+    return header
+
+
+def read_swf(path: str | os.PathLike[str], *, skip_bad: bool = False) -> SwfTrace:
+    """Read an SWF file (plain or gzip).
+
+    A malformed data line (not 18 fields, a field that is not a finite number, a count that is
+    not whole, non-ASCII text) raises
+    :class:`SwfError` naming the file and line, unless ``skip_bad`` is true: then it is skipped
+    and counted in :attr:`SwfTrace.malformed`.
+    """
+    path = Path(path)
+    lines = _read_text(path).replace("\r\n", "\n").split("\n")
+    comments: list[str] = []
+    data_at: list[int] = []
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        if not stripped:
+            continue
+        if stripped[0] == ";":
+            comments.append(stripped[1:])
+        else:
+            data_at.append(i)
+    header = parse_header(comments)
+    records = _parse_fast([lines[i] for i in data_at])
+    malformed = 0
+    if records is None:
+        values, good = _parse_slow(path, lines, data_at, skip_bad)
+        malformed = len(data_at) - len(good)
+        data_at = good
+        records = _frame(values)
+    numbers = np.asarray(data_at, dtype=np.int64) + 1
+    return SwfTrace(path, header, comments, records, malformed, numbers)
+
+
+def _parse_fast(data: list[str]) -> pd.DataFrame | None:
+    """Every line by pandas' C parser, or None if any line is malformed (then parse slowly)."""
+    if not data:
+        return _frame(np.empty((0, len(FIELDS))))
+    try:
+        frame = pd.read_csv(
+            io.StringIO("\n".join(data)),
+            sep=r"\s+",
+            header=None,
+            names=list(FIELDS),
+            dtype=np.float64,
+            engine="c",
+            skip_blank_lines=False,
+            na_filter=False,  # "nan" is not a number here
+        )
+    except (ValueError, pd.errors.ParserError):
+        return None
+    values = frame.to_numpy()
+    # A short line fills with NaN; "inf" parses but is not a number of a record.
+    if len(frame) != len(data) or not np.isfinite(values).all():
+        return None
+    if (values[:, _WHOLE_AT] % 1 != 0).any():
+        return None
+    return _frame(values)
+
+
+def _parse_slow(
+    path: Path, lines: list[str], data_at: list[int], skip_bad: bool
+) -> tuple[np.ndarray, list[int]]:
+    rows: list[list[float]] = []
+    good: list[int] = []
+    for i in data_at:
+        tokens = lines[i].split()
+        problem = None
+        if not lines[i].isascii():
+            k, char = next((k, c) for k, c in enumerate(lines[i]) if not c.isascii())
+            problem = f"not ASCII text ({char!a} at column {k + 1}): not an SWF data line"
+        elif len(tokens) != len(FIELDS):
+            problem = f"expected {len(FIELDS)} fields, found {len(tokens)}"
+        else:
+            row = []
+            for k, token in enumerate(tokens):
+                try:
+                    value = float(token)
+                except ValueError:
+                    value = math.nan
+                if not math.isfinite(value):
+                    problem = f"field {k + 1} ({FIELDS[k]}) is not a number: {token[:20]!r}"
+                    break
+                if k in _WHOLE_AT and not value.is_integer():
+                    problem = f"field {k + 1} ({FIELDS[k]}) is not a whole number: {token[:20]}"
+                    break
+                row.append(value)
+        if problem is not None:
+            if skip_bad:
+                continue
+            raise SwfError(f"{path}:{i + 1}: {problem}")
+        rows.append(row)
+        good.append(i)
+    values = np.array(rows, dtype=np.float64).reshape(len(rows), len(FIELDS))
+    return values, good
+
+
+def _frame(values: np.ndarray) -> pd.DataFrame:
+    values = values.copy()
+    values[values == -1] = np.nan  # -1 is "unknown" in every field
+    return pd.DataFrame(values, columns=list(FIELDS))
+
+
+# -- writing --------------------------------------------------------------------------------------
+def format_header(header: Mapping[str, Any]) -> list[str]:
+    """Header lines (without ``;``) for ``{key: value}``: lists give one line per item and
+    multi-line values continue on indented lines."""
+    out = []
+    for key, value in header.items():
+        for item in value if isinstance(value, list) else [value]:
+            first, *rest = str(item).split("\n")
+            out.append(f" {key}: {first}")
+            out.extend(f"   {line}" for line in rest)
+    return out
+
+
+def write_swf(
+    path: str | os.PathLike[str],
+    records: pd.DataFrame | SwfTrace,
+    header: Mapping[str, Any] | Iterable[str] | None = None,
+) -> Path:
+    """Write ``records`` (a frame with the 18 :data:`FIELDS`, NaN for unknown) as SWF.
+
+    ``header`` is a ``{key: value}`` dict (written as ``; Key: value``) or raw header lines
+    (without ``;``); an :class:`SwfTrace` brings its own lines. A path ending in ``.gz`` is
+    gzip-compressed. Values are written with up to 15 significant digits, integers without a
+    decimal point, unknown as -1, so that :func:`read_swf` gives the same values back.
+    """
+    path = Path(path)
+    if isinstance(records, SwfTrace):
+        if header is None:
+            header = records.comments
+        records = records.records
+    missing = [f for f in FIELDS if f not in records.columns]
+    if missing:
+        raise SwfError(f"{path}: records lack SWF field(s) {', '.join(missing)}")
+    if header is None:
+        lines: list[str] = []
+    elif isinstance(header, Mapping):
+        lines = format_header(header)
+    else:
+        lines = list(header)
+    buffer = io.StringIO()
+    for line in lines:
+        buffer.write(f";{line}\n")
+    values = records[list(FIELDS)].to_numpy(dtype=np.float64, copy=True)
+    values[np.isnan(values)] = -1
+    pd.DataFrame(values).to_csv(
+        buffer, sep=" ", header=False, index=False, float_format="%.15g", lineterminator="\n"
+    )
+    data = buffer.getvalue().encode("latin-1")
+    try:
+        if path.suffix == ".gz":
+            data = gzip.compress(data, mtime=0)
+        path.write_bytes(data)
+    except OSError as exc:
+        raise SwfError(f"{path}: cannot write ({exc.strerror})") from None
+    return path

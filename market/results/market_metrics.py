@@ -1,0 +1,149 @@
+"""Market metrics of a competing market (issue 18, item 4): shares, prices, surplus, welfare.
+
+Per service provider (columns of its summary row): ``pricing`` (its rule), ``market_share_pct``
+(its jobs placed over all jobs placed with any provider), ``win_rate_pct`` (its accepting quotes
+the clients took), ``mean_price`` (expected price of the quotes won: the contracted price, or the
+utility at the promised completion under ``utility`` pricing) and ``mean_markup`` (the markup its
+rule applied to the quotes won; NaN under ``utility``), with revenue, rent and profit as before.
+
+:func:`market_table`: one row per agent and one for the whole market:
+
+- service provider: revenue, rent, profit, its share of the jobs placed;
+- client: jobs submitted, placed, declined (some provider accepted, but every surplus was
+  negative), rejected (no provider accepted), ``paid`` and ``surplus`` (its utility at completion
+  minus what it paid, over its completed jobs);
+- resource provider: ``revenue`` (rent received) and ``utilization`` (processor-hours leased over
+  processor-hours it had, from time 0 to the end of the run);
+- market: total ``welfare`` = client surplus + service provider profit + resource revenue, and the
+  share of each (``surplus_share_pct``, ``profit_share_pct``, ``rent_share_pct``). Money only
+  moves between these agents (the ledger sums to zero), so welfare is the utility the completed
+  jobs delivered (resource providers have no costs in this model).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from market.core.ledger import Kind
+
+if TYPE_CHECKING:
+    from market.sim.model import GridMarket
+
+
+def _pct(part: float, whole: float) -> float:
+    return 100.0 * part / whole if whole else math.nan
+
+
+def placed_jobs(model: GridMarket) -> int:
+    """Jobs committed to any service provider so far."""
+    return sum(getattr(sp, "accepted", 0) for sp in model.service_providers.values())
+
+
+def market_reporters() -> dict[str, Any]:
+    """DataCollector reporters of a provider's place in the market (the market view)."""
+    return {
+        "market_share_pct": lambda sp: _pct(getattr(sp, "accepted", 0), placed_jobs(sp.model)),
+        "mean_price": lambda sp: _mean_price(sp),
+        "markup": lambda sp: getattr(getattr(sp, "pricing", None), "markup", math.nan),
+    }
+
+
+def _mean_price(sp: Any) -> float:
+    won = getattr(sp, "accepted", 0)
+    return getattr(sp, "won_price", math.nan) / won if won else math.nan
+
+
+def provider_market(model: GridMarket, sp: Any) -> dict[str, Any]:
+    """The market columns of a service provider's summary row."""
+    pricing = getattr(sp, "pricing", None)
+    markups = getattr(sp, "won_markups", 0)
+    return {
+        "pricing": getattr(pricing, "name", "utility"),
+        "market_share_pct": _pct(getattr(sp, "accepted", 0), placed_jobs(model)),
+        "win_rate_pct": _pct(getattr(sp, "accepted", 0), getattr(sp, "quoted", math.nan)),
+        "mean_price": _mean_price(sp),
+        "mean_markup": sp.won_markup / markups if markups else math.nan,
+    }
+
+
+def market_table(model: GridMarket, jobs: pd.DataFrame) -> pd.DataFrame:
+    """One row per service provider, client and resource provider, and one for the market
+    (``jobs``: the run's per-job table, :attr:`market.results.result.RunResult.jobs`)."""
+    ledger, now = model.ledger, model.time if model.end_time is None else model.end_time
+    placed = placed_jobs(model)
+    rows: list[dict[str, Any]] = []
+    profits = 0.0
+    for sp in model.service_providers.values():
+        profit = sp.profit
+        profits += profit
+        rows.append({
+            "kind": "service_provider", "name": sp.name, "revenue": sp.revenue,
+            "rent": sp.rent_paid, "profit": profit,
+            "market_share_pct": _pct(getattr(sp, "accepted", 0), placed),
+        })  # fmt: skip
+    surplus_total, money = 0.0, _client_money(jobs)
+    for client in model.clients.values():
+        paid, surplus = money.get(client.name, (0.0, 0.0))
+        surplus_total += surplus
+        rows.append({
+            "kind": "client", "name": client.name, "submitted": client.submitted,
+            "placed": client.placed, "declined": client.declined,
+            "rejected": client.submitted - client.placed - client.declined, "paid": paid,
+            "surplus": surplus,
+        })  # fmt: skip
+    rent_total = 0.0
+    for rp in model.resource_providers.values():
+        revenue = ledger.received(rp.name, Kind.RENT)
+        rent_total += revenue
+        held = rp.rented_hours + sum(
+            lease.processors * (now - lease.start) for lease in rp.leases.values()
+        )
+        rows.append({
+            "kind": "resource_provider", "name": rp.name, "revenue": revenue,
+            "utilization": _pct(held, rp.capacity * now),
+        })  # fmt: skip
+    welfare = surplus_total + profits + rent_total
+    rows.append({
+        "kind": "market", "name": "market", "welfare": welfare, "surplus": surplus_total,
+        "profit": profits, "revenue": rent_total,
+        "surplus_share_pct": _pct(surplus_total, welfare),
+        "profit_share_pct": _pct(profits, welfare), "rent_share_pct": _pct(rent_total, welfare),
+    })  # fmt: skip
+    columns = [
+        "kind", "name", "revenue", "rent", "profit", "market_share_pct", "submitted", "placed",
+        "declined", "rejected", "paid", "surplus", "utilization", "welfare",
+        "surplus_share_pct", "profit_share_pct", "rent_share_pct",
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
+def market_figures(model: GridMarket) -> dict[str, float]:
+    """The market now, as plain numbers for viewers (the snapshot): ``rent:<name>`` per resource
+    provider, ``surplus`` and ``declined`` of all clients, ``profit`` of all service providers,
+    ``welfare``."""
+    rents = {f"rent:{rp.name}": model.ledger.received(rp.name, Kind.RENT)
+             for rp in model.resource_providers.values()}  # fmt: skip
+    sps = model.service_providers.values()
+    surplus = math.fsum(getattr(sp, "client_surplus", 0.0) for sp in sps)  # (utility: none)
+    profit = math.fsum(sp.profit for sp in model.service_providers.values())
+    return {
+        **rents,
+        "surplus": surplus,
+        "declined": float(sum(c.declined for c in model.clients.values())),
+        "profit": profit,
+        "welfare": surplus + profit + math.fsum(rents.values()),
+    }
+
+
+def _client_money(jobs: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """What each client paid (net of penalties received) and its surplus, over its completed
+    jobs at every provider (the per-job table's ``paid`` and ``surplus``)."""
+    done = jobs[jobs["end"].notna() & jobs["paid"].notna()]
+    clients = done["client"].fillna("client").replace("", "client")
+    return {
+        client: (math.fsum(group["paid"].tolist()), math.fsum(group["surplus"].tolist()))
+        for client, group in done.groupby(clients, sort=False)
+    }

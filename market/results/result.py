@@ -1,0 +1,99 @@
+"""RunResult: what a finished run hands back, as pandas frames.
+
+- ``summary``: one row per service provider with every metric of :mod:`market.results.provider_metrics`.
+- ``timeseries``: per service provider, sampled every ``sample_interval`` hours (profit, profit
+  rate, utilization, queue length, ...).
+- ``jobs``: one row per (job, provider it was offered to): the admission decision with its reason
+  and prediction, and what happened (shape, start, end, price paid, rent, profit).
+- ``ledger``: every transfer of money.
+- ``market``: one row per service provider, client and resource provider and one for the whole
+  market: shares, surplus, declined jobs, rent revenue, utilization and total welfare
+  (:mod:`market.results.market_metrics`).
+
+The per-job table's market columns: ``pool`` (the resource provider the job was planned on),
+``price`` (the quoted price; NaN: the job's utility), ``promised_end``, ``quote_markup`` and
+``surplus`` (the client's utility at completion minus what it paid).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from market.results.job_columns import FLOAT_COLUMNS, JOB_COLUMNS, job_columns
+from market.results.market_metrics import market_table
+from market.results.provider_metrics import provider_summary
+
+if TYPE_CHECKING:
+    from market.sim.model import GridMarket
+
+
+@dataclass
+class RunResult:
+    """Summary metrics, time series, per-job table and ledger of one run."""
+
+    scenario: str
+    seed: int
+    finished: bool
+    summary: pd.DataFrame
+    timeseries: pd.DataFrame
+    jobs: pd.DataFrame
+    ledger: pd.DataFrame
+    balances: dict[str, float]
+    market: pd.DataFrame | None = None
+
+    @classmethod
+    def from_model(cls, model: GridMarket) -> RunResult:
+        """Collect the result of ``model`` (finished or not)."""
+        sps = list(model.service_providers.values())
+        columns = [job_columns(sp) for sp in sps]  # read once for the summary and the table
+        summary = pd.DataFrame(
+            [provider_summary(model, sp, c) for sp, c in zip(sps, columns, strict=True)]
+        )
+        # batch sites and their VARQ users: the rows each gives
+        sites = [row for site in model.batch_sites.values() for row in site.summary_rows()]
+        if sites:
+            summary = pd.concat([summary, pd.DataFrame(sites)], ignore_index=True)
+        jobs = _jobs([c for sp, c in zip(sps, columns, strict=True) if sp.records])
+        return cls(
+            scenario=model.spec.name,
+            seed=model.seed,
+            finished=not model.running,
+            summary=summary,
+            timeseries=_timeseries(model),
+            jobs=jobs,
+            ledger=model.ledger.to_frame(),
+            balances=model.ledger.balances(),
+            market=market_table(model, jobs),
+        )
+
+
+def _timeseries(model: GridMarket) -> pd.DataFrame:
+    collector = model.datacollector  # one agent type per kind of service provider
+    frames = [collector.get_agenttype_vars_dataframe(k) for k in collector.agenttype_reporters]
+    if not frames:  # no service provider (a market of batch sites only)
+        return pd.DataFrame(columns=["time", "provider"])
+    frame = pd.concat(frames) if len(frames) > 1 else frames[0]
+    frame = frame.reset_index().rename(columns={"Step": "time"}).drop(columns="AgentID")
+    return frame.sort_values(["time", "provider"], kind="stable").reset_index(drop=True)
+
+
+def _jobs(parts: list[dict]) -> pd.DataFrame:
+    """The per-job table of the providers' columns (:func:`market.results.job_columns.job_columns`)."""
+    if not parts:
+        frame = pd.DataFrame(columns=JOB_COLUMNS)
+        floats = {c: "float64" for c in JOB_COLUMNS if c in FLOAT_COLUMNS}
+        return frame.astype({"swf_job": "Int64", **floats})
+    columns = {}
+    for name in JOB_COLUMNS:
+        if len(parts) == 1:
+            values = parts[0][name]
+        elif name in FLOAT_COLUMNS:
+            values = np.concatenate([part[name] for part in parts])
+        else:
+            values = [v for part in parts for v in part[name]]
+        columns[name] = pd.array(values, dtype="Int64") if name == "swf_job" else values
+    return pd.DataFrame(columns)

@@ -1,0 +1,74 @@
+"""Measurement windows: profit and utilization over part of a run (Popovici & Wilkes SC'05 §4).
+
+The paper measures steady state: "We took care to look only at steady-state performance: e.g.,
+percentage utilization data excludes the 'emptying' phase, where no more jobs are arriving" (§4).
+Two windows are offered, each a metric of :mod:`market.results.provider_metrics`:
+
+- the **run**, from time 0 to the last completion (``profit_rate``, ``utilization_run``): what the
+  provider earned per hour it was in business;
+- the **arrival phase**, from the first to the last arrival (``profit_rate_arrivals``,
+  ``utilization``): the steady state the paper reports.
+
+Our choice for the profit in a window, where the paper is silent: money as it moves, payments (less
+penalties) of the jobs completed inside the window minus the rent of the processor-hours held
+inside it, the same processor-hours the window's utilization counts (rent accrues while
+processors are held; the ledger books it when a lease ends). Under the run window this is the
+whole profit. A policy that turns jobs away keeps fewer processors busy while jobs arrive and
+earns less per hour of the arrival phase, though its run may end sooner (Figure 7c).
+
+A job is ``(processors, start, end, paid)``: ``start`` None if it never ran, ``end`` None while
+it runs (its processors count as held until ``now``), ``paid`` its value at completion.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+from market.core.rent import PriceSchedule
+
+Span = tuple[int, float | None, float | None, float | None]
+
+
+def spans(jobs: Iterable[Span]) -> np.ndarray:
+    """The jobs as an ``(n, 4)`` float array (None: NaN), which the functions below also take."""
+    if isinstance(jobs, np.ndarray):
+        return jobs
+    return np.array(list(jobs), dtype=np.float64).reshape(-1, 4)
+
+
+def _held(jobs: np.ndarray, lo: float, hi: float, now: float):
+    """Per started job: its processors, and when it held them inside ``[lo, hi]`` (from, to)."""
+    started = jobs[~np.isnan(jobs[:, 1])]
+    end = started[:, 2]
+    stop = np.where(np.isnan(end), now, end)
+    return started, np.maximum(started[:, 1], lo), np.minimum(stop, hi)
+
+
+def rented_hours(jobs: Iterable[Span] | np.ndarray, lo: float, hi: float, now: float) -> float:
+    """Processor-hours held during ``[lo, hi]``."""
+    started, a, b = _held(spans(jobs), lo, hi, now)
+    return math.fsum((started[:, 0] * np.maximum(0.0, b - a)).tolist())
+
+
+def window_profit(
+    jobs: Iterable[Span] | np.ndarray, price: PriceSchedule, lo: float, hi: float, now: float
+) -> float:
+    """Payments of the jobs completed in ``[lo, hi]`` minus the rent of the processor-hours held
+    in it (at the price of each instant)."""
+    started, a, b = _held(spans(jobs), lo, hi, now)
+    held = b > a
+    processors, a, b = started[held, 0], a[held], b[held]
+    rent = price.costs(processors, a, b)
+    end, value = started[:, 2], started[:, 3]
+    paid = value[(lo <= end) & (end <= hi) & ~np.isnan(value)]  # (NaN compares False)
+    return math.fsum(paid.tolist()) - math.fsum(rent)
+
+
+def window_rate(
+    jobs: Iterable[Span] | np.ndarray, price: PriceSchedule, lo: float, hi: float, now: float
+) -> float:
+    """:func:`window_profit` per hour of ``[lo, hi]`` (NaN for an empty window)."""
+    return window_profit(jobs, price, lo, hi, now) / (hi - lo) if hi > lo else math.nan

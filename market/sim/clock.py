@@ -1,0 +1,235 @@
+"""The clock: every event-loop trick of the simulation, in one place, behind one switch.
+
+Agents schedule their events through the :class:`Clock` of their model instead of calling
+Mesa directly where a trick applies. With ``fast=True`` (the default) the clock
+
+- runs work meant for the *end of an instant* at once when nothing else is scheduled at that
+  instant (:meth:`Clock.at_end_of_instant`), instead of in a low-priority event;
+- keeps one Mesa event per time that becomes a provider's earliest completion
+  (:class:`Completions`), so that Mesa's heap (ordered by a Python ``__lt__``) stays small;
+- builds the Mesa :class:`~mesa.time.Event` of an agent's bound method itself (keeping one callable
+per method) and
+  pushes it on Mesa's heap (:meth:`Clock.at`): the same event, with the same place in Mesa's
+  order (its id from Mesa's counter), without ``schedule_event``'s checks and its two weak
+  references per event (README, Benchmarks). Anything else, and any Mesa whose events are not
+  built as this module expects, goes through ``schedule_event``;
+- reads the model's time where Mesa keeps it (:attr:`Clock.now`), not through Mesa's observable
+  ``time`` descriptor (a Python call per read);
+- lets callers reuse work between plans made at one instant (read by the planner: ``fast``).
+
+Whatever ``fast`` says, times can be *exact*: with ``ticks_per_hour`` (3600 for a trace, whose
+times are whole seconds) every time an agent derives (a completion, a lease's end, a wake-up) is
+snapped to the tick grid by :meth:`Clock.snap`, so two events in the same second are one instant
+whatever the float sums that made them (``k / 3600`` is one float for each whole second ``k``).
+
+With ``fast=False`` every such piece of work is an ordinary Mesa event (one per completion, a
+low-priority event for the end of an instant) and nothing is reused: the plain reading of the
+model, against which the equivalence tests check that the tricks change no decision. The
+cyclic garbage collector is paused while a model is built and run in both modes (it changes no
+number). This is the only module that reads Mesa's private attributes.
+"""
+
+from __future__ import annotations
+
+import gc
+import heapq
+import inspect
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from types import MethodType
+from typing import TYPE_CHECKING, Any
+from weakref import ref
+
+from mesa.time import Event, Priority
+
+if TYPE_CHECKING:
+    import mesa
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for the block (reference counting still frees).
+
+    A run keeps every job and its record alive to the end and makes few reference cycles, so the
+    collector's full passes over them cost about a tenth of a trace replay and free little."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# What an Event built by Mesa holds (checked once per model: :func:`_events_as_expected`)
+_EVENT_FIELDS = frozenset(
+    {"time", "priority", "_canceled", "fn", "unique_id", "function_args", "function_kwargs"}
+)
+_new_event = Event.__new__
+
+
+class Clock:
+    """Event scheduling for the agents of ``model``, with the speed tricks on when ``fast``."""
+
+    def __init__(
+        self, model: mesa.Model, fast: bool = True, ticks_per_hour: int | None = None
+    ) -> None:
+        self.model = model
+        self.fast = fast
+        self.ticks_per_hour = ticks_per_hour
+        self.at_once = 0  # end-of-instant work done at once instead of in an event
+        self._kept: dict[MethodType, partial] = {}  # the callable each method's events hold
+        self._event_list = getattr(model, "_event_list", None)
+        # Build handlers' events here (see the module docstring), or leave it all to Mesa
+        self._builds = fast and _events_as_expected(self._event_list)
+        # Read the time where Mesa's observable descriptor says it keeps it (``_time``)
+        descriptor = inspect.getattr_static(type(model), "time", None)
+        self._reads_time = fast and getattr(descriptor, "private_name", None) == "_time"
+
+    @property
+    def now(self) -> float:
+        """The model's time (``model.time``; fast, read without Mesa's descriptor)."""
+        return self.model._time if self._reads_time else self.model.time
+
+    def snap(self, time: float) -> float:
+        """``time`` on the tick grid (``round(time x ticks) / ticks``), or as it is without
+        ticks."""
+        ticks = self.ticks_per_hour
+        return time if ticks is None else round(time * ticks) / ticks
+
+    def at(self, time: float, callback: Callable[[], Any], priority=Priority.DEFAULT) -> Event:
+        """Schedule ``callback`` (an agent's bound method, or any callable kept alive by its
+        owner: Mesa holds it weakly) at ``time`` (not before the model's time). Fast, the event
+        of a bound method is built here, as Mesa would build it, around a callable the clock
+        keeps (one per method: a WeakMethod per event costs a tenth of a trace replay)."""
+        if self._builds and type(callback) is MethodType:
+            fn = self._kept.get(callback)
+            if fn is None:
+                fn = self._kept[callback] = partial(callback)
+            event = _new_event(Event)  # (its fields set one by one, as Mesa's __init__ does:
+            event.time = time  # they stay inline, where the heap's __lt__ reads them fast)
+            event.priority = int(priority)
+            event._canceled = False
+            event.fn = ref(fn)
+            event.unique_id = next(Event._ids)
+            event.function_args = []
+            event.function_kwargs = {}
+            heapq.heappush(self._event_list._events, event)
+            return event
+        return self.model.schedule_event(callback, at=time, priority=priority)
+
+    def completions(self, handle: Callable[[list[Any], float], None]) -> Completions:
+        """A new :class:`Completions` on this clock calling ``handle(keys, now)``."""
+        return Completions(self, handle)
+
+    def instant_is_over(self, now: float | None = None) -> bool:
+        """Whether nothing else is scheduled at the current instant (``now``, the model's time,
+        if the caller has it): every scheduled event is later. It looks at the top of Mesa's
+        event heap (ordered by time first), because ``EventList.peek_ahead`` scans the whole
+        heap; a canceled event on top counts as "not over", and so does everything when the
+        clock is not ``fast`` (scheduling is always right)."""
+        events = self._events()
+        if events is None:
+            return False
+        if not events:
+            return True
+        top = events[0]
+        return top.time > (self.now if now is None else now) and not top._canceled
+
+    def _events(self) -> list | None:
+        """Mesa's event heap (None when not ``fast``, or where Mesa keeps its events otherwise:
+        "not over" is then always right)."""
+        if not self.fast:
+            return None
+        try:
+            return self._event_list._events  # (compact() may replace the list: read it each time)
+        except AttributeError:
+            return None
+
+    def at_end_of_instant(
+        self, callback: Callable[[], Any], now: float | None = None
+    ) -> Event | None:
+        """Run ``callback`` after everything else scheduled at this instant (``now``, the
+        model's time, if the caller has it): at once if nothing else is (returns None), else in
+        a low-priority event at this instant (returned)."""
+        if now is None:
+            now = self.now
+        if self.instant_is_over(now):
+            self.at_once += 1
+            callback()
+            return None
+        return self.at(now, callback, Priority.LOW)
+
+    def next_event_time(self) -> float | None:
+        """When the next event is due, or None if nothing is scheduled."""
+        events = self.model._event_list
+        if events.is_empty():
+            return None
+        upcoming = events.peek_ahead(1)
+        return upcoming[0].time if upcoming else None
+
+
+def _events_as_expected(event_list: Any) -> bool:
+    """Whether Mesa keeps its events as :meth:`Clock.at` builds them: a heap list in
+    ``_event_list._events``, ids from ``Event._ids``, and an Event holding just
+    :data:`_EVENT_FIELDS` (a Mesa that changed any of it gets ``schedule_event``)."""
+    try:
+        probe = Event(0.0, collector_paused)
+        return (
+            isinstance(event_list._events, list)
+            and hasattr(Event, "_ids")
+            and set(vars(probe)) == _EVENT_FIELDS
+            and isinstance(probe.priority, int)
+        )
+    except (AttributeError, TypeError, ValueError):
+        return False
+
+
+class Completions:
+    """When running jobs end, as Mesa events at high priority: ``handle(keys, now)`` is called
+    at each end time ``now`` with the keys (e.g. job ids) of every job due then, in key order.
+
+    Fast: one event per time that becomes the earliest end (each event schedules the next), none
+    cancelled, so that Mesa's heap holds a handful of events instead of one per running job.
+    Otherwise one event per item."""
+
+    __slots__ = ("__weakref__", "_at", "_clock", "_due", "_handle", "_times")
+
+    def __init__(self, clock: Clock, handle: Callable[[list[Any], float], None]) -> None:
+        self._clock = clock
+        self._at = clock.at
+        self._handle = handle
+        self._due: list[tuple[float, Any]] = []  # (end, key) heap
+        self._times: list[float] = []  # when the events still to come are due, latest first
+
+    def __len__(self) -> int:
+        return len(self._due)
+
+    def add(self, end: float, key: Any) -> None:
+        """The job ``key`` (unique, orderable) ends at ``end``."""
+        heapq.heappush(self._due, (end, key))
+        if not self._clock.fast:
+            self._at(end, self._fire_due, Priority.HIGH)
+            return
+        times = self._times
+        if not times or end < times[-1]:
+            times.append(end)
+            self._at(end, self._fire_due, Priority.HIGH)
+
+    def _fire_due(self) -> None:
+        now = self._clock.now
+        due, items = self._due, []
+        if self._clock.fast:
+            self._times.pop()  # this event's
+            while due and due[0][0] <= now:
+                items.append(heapq.heappop(due)[1])
+            if due:
+                end = due[0][0]
+                if not self._times or end < self._times[-1]:
+                    self._times.append(end)
+                    self._at(end, self._fire_due, Priority.HIGH)
+        elif due and due[0][0] <= now:
+            items.append(heapq.heappop(due)[1])
+        if items:
+            self._handle(items, now)

@@ -1,0 +1,288 @@
+"""GridMarket: the Mesa model of a compute market.
+
+Clients submit jobs to service providers, which rent processors from resource providers (Popovici
+& Wilkes SC'05 §1, Figure 1). The model is a pure discrete-event simulation on Mesa's event API:
+no fixed ticks, just arrivals, job starts and completions, scheduled through the model's
+:class:`~market.sim.clock.Clock` (which holds every event-loop trick, switched off by
+``fast=False``).
+:meth:`GridMarket.run` advances time with ``run_until`` one ``sample_interval`` at a time,
+sampling the time series after each, until every job is done.
+
+``model.spec`` is the market's :class:`~market.inputs.scenario.Scenario` (what to simulate);
+``model.scenario`` is Mesa's own record of the run (its random generator), as in every Mesa model.
+
+A run is a pure function of (scenario, seed): all randomness comes from ``model.rng``, and each
+client draws its jobs from its own child generator, so that adding a service provider or changing
+a policy leaves the job stream unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mesa
+from mesa.time import Priority
+
+from agents.client import ClientAgent, default_offer_rule
+from agents.cluster_provider import cluster_provider
+from agents.policies import make_admission, make_cluster, make_pricing, make_scheduler
+from agents.resource_provider import NEVER, ResourceProviderAgent
+from agents.service_provider import ServiceProviderAgent
+from agents.site_builder import build_batch_sites
+from market.core.ledger import Ledger
+from market.inputs.scenario import Scenario
+from market.results.provider_metrics import provider_timeseries_reporters
+from market.results.result import RunResult
+from market.sim.clock import Clock, collector_paused
+from market.sim.snapshot import MarketSnapshot, snapshot
+
+STALL_AFTER = 100_000.0  # hours with jobs waiting, none running and nothing arriving
+
+
+class MarketStalled(RuntimeError):
+    """The market cannot progress: jobs wait and none can ever run. The message is one line."""
+
+
+class GridMarket(mesa.Model):
+    """A market of clients, service providers and resource providers, built from a scenario.
+
+    Args:
+        scenario: what to simulate (see :mod:`market.inputs.scenario`).
+        seed: the random seed; defaults to the scenario's.
+        fast: use the clock's speed tricks (:mod:`market.sim.clock`); ``False`` runs the plain
+            event-by-event model, which decides every job the same way, only slower.
+    """
+
+    def __init__(self, scenario: Scenario, seed: int | None = None, fast: bool = True) -> None:
+        with collector_paused():  # tens of thousands of jobs: see market.sim.clock
+            self._build(scenario, seed, fast)
+
+    def _build(self, scenario: Scenario, seed: int | None, fast: bool) -> None:
+        seed = scenario.seed if seed is None else seed
+        super().__init__(rng=seed)
+        self._default_schedule.stop()  # a pure event-driven model: no fixed step
+        ticks = [c.workload.ticks_per_hour for c in scenario.clients]
+        self.clock = Clock(self, fast, max((t for t in ticks if t), default=None))
+        self.spec = scenario
+        self.seed = seed
+        self.ledger = Ledger()
+        self.first_arrival = math.inf
+        self.last_arrival = -math.inf
+        self.end_time: float | None = None
+        self.arrivals = 0
+        self.last_progress = 0.0  # when a job last arrived or ended
+        self.stall_after = STALL_AFTER  # see check_stalled
+        self.never_finishes: str | None = None  # why, once a committed job can never run
+        self.stalled: str | None = None  # why the market cannot progress, once it cannot
+        self.batch_sites: dict = {}  # filled after the clients (see below)
+        self.varq_users: list = []
+
+        # Child streams: clients first, so that job streams never depend on the rest.
+        client_streams = self.rng.spawn(len(scenario.clients))
+        provider_streams = self.rng.spawn(len(scenario.resource_providers))
+        self.resource_providers = self._create_resource_providers(provider_streams)
+        self.service_providers = self._create_service_providers()
+        self.clients = self._create_clients(client_streams)
+        # Batch sites and VARQ users (VARQ TR 2007-09): streams spawned after all the others.
+        self.batch_sites, self.varq_users = build_batch_sites(self, list(scenario.batch_sites))
+        # Each client's tie-breaks among equal quotes (best_surplus): spawned last of all, so
+        # that every other stream is as before.
+        streams = self.rng.spawn(len(self.clients))
+        for client, stream in zip(self.clients.values(), streams, strict=True):
+            client.choice_rng = stream
+        self.datacollector = mesa.DataCollector(
+            agenttype_reporters={
+                kind: provider_timeseries_reporters()
+                for kind in dict.fromkeys(type(sp) for sp in self.service_providers.values())
+            }
+        )
+        self.datacollector.collect(self)
+        self.check_finished()
+
+    # -- building ------------------------------------------------------------------------------
+    def _create_resource_providers(self, streams) -> dict[str, ResourceProviderAgent]:
+        """The resource providers by name, each with its own random stream."""
+        return {
+            rp.name: ResourceProviderAgent(
+                self,
+                rp.name,
+                rp.capacity,
+                rp.price_schedule(),
+                rp.uncertainty,
+                stream,
+                rp.utilization_premium,
+            )
+            for rp, stream in zip(self.spec.resource_providers, streams, strict=True)
+        }
+
+    def _create_service_providers(self) -> dict[str, mesa.Agent]:
+        """The service providers by name: planning ones, or deadline clusters (Libra,
+        LibraRisk, EDF), each renting from its resource providers (the first by default). A
+        provider that ``enters`` later opens for quotes then (an event at that hour)."""
+        providers = {}
+        first = self.spec.resource_providers[0].name
+        for sp in self.spec.service_providers:
+            pools = [self.resource_providers[name] for name in sp.pool_names(first)]
+            pool = pools[0]
+            if sp.cluster is not None:
+                policy = make_cluster(sp.cluster.name, **sp.cluster.params)
+                providers[sp.name] = cluster_provider(self, sp.name, policy, pool)
+                continue
+            scheduler = make_scheduler(sp.scheduler.name, **sp.scheduler.params)
+            admission = make_admission(sp.admission.name, **sp.admission.params)
+            pricing = make_pricing(sp.pricing.name, **sp.pricing.params)
+            agent = providers[sp.name] = ServiceProviderAgent(
+                self, sp.name, scheduler, admission, pools, sp.risk, sp.reshape, pricing
+            )
+            if sp.enters > 0:
+                agent.open = False
+                self.clock.at(sp.enters, agent.enter, Priority.HIGH)
+        return providers
+
+    def _create_clients(self, streams) -> dict[str, ClientAgent]:
+        """The clients by name, each with the jobs its workload draws from its own stream."""
+        clients, first_id = {}, 0
+        for spec, stream in zip(self.spec.clients, streams, strict=True):
+            jobs = spec.workload.generate(stream, first_id=first_id, client=spec.name)
+            first_id += len(jobs)
+            named = [self.service_providers[name] for name in spec.providers or []]
+            providers = named or list(self.service_providers.values())
+            rule = spec.offer_rule or default_offer_rule(providers)
+            clients[spec.name] = ClientAgent(self, spec.name, jobs, providers, rule)
+        return clients
+
+    # -- called by agents ----------------------------------------------------------------------
+    def note_arrival(self, job, now: float | None = None) -> None:
+        """A client submitted ``job`` now (``now``, the model's time, if the caller has it; the
+        arrival phase is the utilization window)."""
+        if now is None:
+            now = self.time
+        self.last_progress = now
+        self.arrivals += 1
+        if now < self.first_arrival:
+            self.first_arrival = now
+        if now > self.last_arrival:
+            self.last_arrival = now
+
+    def note_progress(self, now: float | None = None) -> None:
+        """Jobs ended now (``now``, the model's time, if the caller has it; a job that starts
+        ends later, or runs: see :meth:`check_stalled`)."""
+        self.last_progress = self.time if now is None else now
+
+    def note_never_runs(self, provider: ServiceProviderAgent, job, need: int) -> None:
+        """``provider`` committed ``job``, which needs ``need`` processors, more than its
+        resource provider can ever offer (an over-booked pool,
+        :attr:`~agents.resource_provider.ResourceProviderAgent.most_available`): the market can
+        never finish, and :meth:`check_stalled` says so (the first such job is named)."""
+        if self.never_finishes is not None:
+            return
+        rp = provider.resource_provider
+        u = rp.uncertainty
+        odds = f"; more comes less than {NEVER:g} a period" if u.sigma > 0 else ""
+        self.never_finishes = (
+            f"the market cannot finish (t={self.time:g}): job {job.id} of {provider.name} needs "
+            f"at least {need} processors, but {rp.name} (over-booked by {u.overbooking:.0%}) can "
+            f"never offer more than {rp.most_available} of its {rp.capacity}{odds}"
+        )
+
+    def check_finished(self) -> None:
+        """Stop once every client has submitted everything and every provider is idle."""
+        if not self.running:
+            return
+        clients = self.agents_by_type.get(ClientAgent, ())
+        if (
+            all(c.exhausted for c in clients)
+            and all(sp.idle for sp in self.service_providers.values())
+            and all(site.idle for site in self.batch_sites.values())
+        ):
+            self.running = False
+            self.end_time = self.time
+
+    # -- running -------------------------------------------------------------------------------
+    def advance_to(self, time: float) -> None:
+        """Run until ``time`` (or until the market finishes) and take a sample; raises
+        :class:`MarketStalled` (and keeps the reason in :attr:`stalled`) if the market cannot
+        progress."""
+        self.check_stalled()
+        self.run_until(time)
+        self.datacollector.collect(self)
+
+    def set_markup(self, provider: str, markup: float) -> None:
+        """Service provider ``provider`` prices with base markup ``markup`` (>= 0) from now on
+        (the dashboard's market view); a ValueError naming the problem otherwise."""
+        sp = self.service_providers.get(provider)
+        if sp is None or not hasattr(sp, "set_markup"):
+            raise ValueError(f"no pricing service provider named {provider!r}")
+        sp.set_markup(markup)
+
+    def snapshot(self, **options) -> MarketSnapshot:
+        """What the market looks like now (see :func:`market.sim.snapshot.snapshot`)."""
+        return snapshot(self, **options)
+
+    def next_event_time(self) -> float | None:
+        """When the next event is due, or None if nothing is scheduled."""
+        return self.clock.next_event_time()
+
+    def step_event(self) -> bool:
+        """Run every event due at the next event time (one instant); False if there is none."""
+        at = self.next_event_time()
+        if at is None:
+            return False
+        self.run_until(at)
+        return True
+
+    def run(self, max_time: float = math.inf) -> RunResult:
+        """Run until every job is done (or ``max_time``) and return the result.
+
+        Raises :class:`MarketStalled` if jobs wait that can never run.
+        """
+        with collector_paused():  # (the result too: its tables hold a row per job)
+            interval = self.spec.sample_interval
+            while self.running and self.time < max_time:
+                self.advance_to(min(self.time + interval, max_time))
+            return self.result()
+
+    def check_stalled(self) -> None:
+        """Raise :class:`MarketStalled` if the market cannot progress: a committed job can never
+        run (:meth:`note_never_runs`), nothing is scheduled, or for ``stall_after`` hours
+        (:data:`STALL_AFTER`) no job arrived or ended while none runs (a running job always
+        ends, however long it takes). :meth:`advance_to` checks before every sample."""
+        if self.never_finishes is not None:
+            self.stalled = self.never_finishes
+            raise MarketStalled(self.stalled)
+        if not self.running:
+            return
+        nothing = self.next_event_time() is None
+        running = any(sp.running for sp in self.service_providers.values()) or any(
+            site.running for site in self.batch_sites.values()
+        )
+        if nothing or (not running and self.time - self.last_progress > self.stall_after):
+            self.stalled = f"the market stalled at t={self.time:g}: {self._why_stalled()}"
+            raise MarketStalled(self.stalled)
+
+    def _why_stalled(self) -> str:
+        waiting = []
+        for sp in self.service_providers.values():
+            if sp.queue:
+                rp = sp.resource_provider
+                need = min(sp.least_need(job) for job in sp.queue)
+                why = (
+                    f"{sp.name} has {len(sp.queue)} jobs waiting (the narrowest needs {need} "
+                    f"processors) and {rp.name} has {rp.availability} of its {rp.capacity} "
+                    f"processors available"
+                )
+                if rp.varies:  # the likely cause: a job the pool hardly ever has room for
+                    u = rp.uncertainty
+                    job = min(sp.queue, key=lambda j: rp.chance_of(sp.least_need(j)))
+                    n = sp.least_need(job)
+                    why += (
+                        f" (over-booked by {u.overbooking:.0%}, {rp.lost} lost in outages now; "
+                        f"job {job.id} needs {n}, which a {u.period:g}-hour period offers with "
+                        f"probability {rp.chance_of(n):.3g})"
+                    )
+                waiting.append(why)
+        return "; ".join(waiting) or "nothing is scheduled and not every job has been submitted"
+
+    def result(self) -> RunResult:
+        """The run's summary, time series, per-job table and ledger (so far)."""
+        return RunResult.from_model(self)
