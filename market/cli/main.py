@@ -122,6 +122,12 @@ def _parser() -> argparse.ArgumentParser:
         "--error", choices=["ci95", "sd"], default="ci95", help="error bars (default: ci95)"
     )
     report.add_argument("--metrics", metavar="A,B", help="only these metrics (default: all)")
+    report.add_argument(
+        "--markdown",
+        metavar="PAGE.md",
+        help="also write the tables and figure links into this Markdown page (its block for "
+        "RESULTS is replaced, the rest kept), stamped with the command, version and date",
+    )
 
     calibrate = commands.add_parser(
         "calibrate", help="score a calibration sweep against the profit paper's statements"
@@ -336,7 +342,14 @@ def report_command(args: argparse.Namespace, out=None) -> int:
         metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
         if not metrics:
             raise UsageError("--metrics: name at least one metric")
-    report = make_report(args.results, args.out, error=args.error, metrics=metrics)
+    report = make_report(
+        args.results,
+        args.out,
+        error=args.error,
+        metrics=metrics,
+        markdown=args.markdown,
+        command=report_command_line(args),
+    )
     for path in report.files:
         print(path, file=out)
     if report.png_note:
@@ -344,6 +357,21 @@ def report_command(args: argparse.Namespace, out=None) -> int:
     if report.risk_table is not None:
         print_risk(report.risk_table, out)
     return 0
+
+
+def report_command_line(args: argparse.Namespace) -> str:
+    """The ``gridmarket report`` command that ``args`` stand for (a Markdown block's stamp)."""
+    import shlex
+
+    words = ["gridmarket", "report", args.results]
+    for option, value in (("--out", args.out), ("--metrics", args.metrics)):
+        if value is not None:
+            words += [option, value]
+    if args.error != "ci95":
+        words += ["--error", args.error]
+    if args.markdown is not None:
+        words += ["--markdown", args.markdown]
+    return shlex.join(words)
 
 
 def print_risk(table: pd.DataFrame, out) -> None:

@@ -16,7 +16,9 @@ directory (:func:`market.experiments.results_store.load_results`) and writes, in
   95 % CI, 5 % quantile, CVaR at 5 %, probability of a loss
   (:mod:`market.experiments.replication_risk`);
 - ``<metric>-vs-<parameter>.png`` as well when a static renderer (kaleido) is installed and
-  works; otherwise the report says that PNG was skipped. kaleido is not a dependency.
+  works; otherwise the report says that PNG was skipped. kaleido is not a dependency;
+- with ``--markdown PAGE.md``, the tables and links to the figures as a block of that page
+  (:mod:`market.experiments.report_markdown`).
 
 **Several parameters.** With ``mode: cross``, the figure of parameter ``p`` has one panel per
 combination of the other parameters' values (small multiples, titled ``other=value``), so every
@@ -69,11 +71,12 @@ class Report:
     risk: Path | None = None  # risk.csv, when the results have profit
     risk_table: pd.DataFrame | None = None
     png_note: str | None = None  # why PNG was skipped
+    markdown: Path | None = None  # the page that got the tables (--markdown)
 
     @property
     def files(self) -> list[Path]:
         extra = [p for p in (self.index, self.summary, self.risk) if p is not None]
-        return [*self.figures, *self.images, *extra]
+        return [*self.figures, *self.images, *extra, *([self.markdown] if self.markdown else [])]
 
 
 def summarize(frame: pd.DataFrame, metrics: list[str], by: list[str]) -> pd.DataFrame:
@@ -98,8 +101,11 @@ def make_report(
     error: str = "ci95",
     metrics: list[str] | None = None,
     png: bool = True,
+    markdown: str | Path | None = None,
+    command: str = "",
 ) -> Report:
-    """Write the figures, ``index.html`` and ``summary.csv`` of the sweep in ``results``."""
+    """Write the figures, ``index.html`` and ``summary.csv`` of the sweep in ``results``; with
+    ``markdown``, the tables and figure links into that page, stamped with ``command``."""
     if error not in ERRORS:
         raise ReportError(f"--error: must be one of {', '.join(ERRORS)}")
     results = Path(results)
@@ -165,7 +171,36 @@ def make_report(
         report.png_note = _write_pngs(figures, out, report.images)
     else:
         report.png_note = "PNG skipped: not asked for"
+    if markdown is not None:
+        labels = manifest.get("labels") or {}
+        names = {p: labels.get(p) or shorts[p] for p in parameters}
+        report.markdown = _write_markdown(report, results, Path(markdown), command, table, metrics,
+                                          parameters, names, figures)  # fmt: skip
     return report
+
+
+def _write_markdown(report, results, page, command, table, metrics, parameters, shorts, figures):
+    from market.experiments.report_markdown import markdown_block, write_markdown
+
+    pngs = {p.stem: p for p in report.images}
+    links = []
+    for (stem, fig), html in zip(figures, report.figures, strict=True):
+        links.append((fig.layout.title.text.split("<br>")[0], html, pngs.get(stem)))
+    block = markdown_block(results, command, table, metrics, parameters, shorts, links, page,
+                           version=_version())  # fmt: skip
+    try:
+        return write_markdown(page, results, block)
+    except OSError as exc:
+        raise ReportError(f"--markdown: cannot write {page} ({exc.strerror})") from None
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("gridmarket")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _slug(text: str) -> str:
