@@ -58,8 +58,10 @@ def _option_row(action: argparse.Action) -> list[str] | None:
         shown = ""
     help_text = (action.help or "").replace("|", "\\|")
     if action.choices and action.option_strings:
-        help_text = (help_text + "; " if help_text else "") + "one of " + ", ".join(
-            f"`{c}`" for c in action.choices
+        help_text = (
+            (help_text + "; " if help_text else "")
+            + "one of "
+            + ", ".join(f"`{c}`" for c in action.choices)
         )
     if isinstance(action, argparse._AppendAction):
         help_text += " (repeatable)"
@@ -127,7 +129,8 @@ def _constraints(info: FieldInfo) -> str:
         for attr, symbol in words.items():
             value = getattr(item, attr, None)
             if value is not None:
-                found.append(f"{symbol} {value:,}" if isinstance(value, int) else f"{symbol} {value}")
+                shown = f"{value:,}" if isinstance(value, int) else f"{value}"
+                found.append(f"{symbol} {shown}")
     return ", ".join(found)
 
 

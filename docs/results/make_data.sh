@@ -33,4 +33,5 @@ sweep varq-table4 varq/table4 --set 'variants={}' --set batch_sites.0.first_jobs
   --set 'sweep.parameters={batch_sites.0.varq.fraction: [0.1, 0.95], batch_sites.0.varq.probability: [0.5, 0.95]}'
 sweep market-price-war market/price_war --set clients.0.workload.jobs=100 \
   --set sweep.replications=2 \
-  --set 'sweep.parameters={service_providers.0.pricing.params.markup: [0.3], service_providers.1.pricing.params.markup: [0.0, 0.3, 1.0]}'
+  --set 'sweep.parameters={service_providers.0.pricing.params.markup: [0.3], service_providers.1.pricing.params.markup: [0.0, 0.3, 1.0]}' \
+  --set 'sweep.labels={service_providers.0.pricing.params.markup: markup of a, service_providers.1.pricing.params.markup: markup of b}'

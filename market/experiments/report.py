@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from market.experiments.replication_risk import outcomes, risk_table
-from market.experiments.report_figures import LABELS, figure, short_names
+from market.experiments.report_figures import LABELS, figure, figure_title, short_names
 from market.experiments.results_store import load_manifest, load_results, metric_columns
 
 __all__ = ["LABELS", "Report", "ReportError", "make_report", "risk_of", "summarize"]
@@ -103,9 +103,11 @@ def make_report(
     png: bool = True,
     markdown: str | Path | None = None,
     command: str = "",
+    draw: bool = True,
 ) -> Report:
     """Write the figures, ``index.html`` and ``summary.csv`` of the sweep in ``results``; with
-    ``markdown``, the tables and figure links into that page, stamped with ``command``."""
+    ``markdown``, the tables and figure links into that page, stamped with ``command``
+    (``draw=False``: the tables and links only, no figure drawn, for checking a page)."""
     if error not in ERRORS:
         raise ReportError(f"--error: must be one of {', '.join(ERRORS)}")
     results = Path(results)
@@ -144,19 +146,19 @@ def make_report(
     subtitle = f"{name}: mean ± {ERRORS[error]} of {n_text} runs per point"
     shorts = short_names(parameters)
     policies = list(dict.fromkeys(frame["policy"]))
-    figures = []
+    specs = []  # (stem, metric, x, others, short): one figure each
     for metric in metrics:
-        data = table[table["metric"] == metric]
         if not parameters:
-            fig = figure(data, "variant", None, metric, error, subtitle, policies, manifest, "")
-            figures.append((f"{_slug(metric)}-by-variant", fig))
+            specs.append((f"{_slug(metric)}-by-variant", metric, "variant", None, ""))
             continue
         for p in parameters:
             others = [q for q in parameters if q != p] if manifest.get("mode") != "zip" else []
-            fig = figure(data, p, others, metric, error, subtitle, policies, manifest, shorts[p])
-            figures.append((f"{_slug(metric)}-vs-{_slug(shorts[p])}", fig))
-
-    for stem, fig in figures:
+            specs.append((f"{_slug(metric)}-vs-{_slug(shorts[p])}", metric, p, others, shorts[p]))
+    figures = []
+    for stem, metric, x, others, short in specs if draw else []:
+        data = table[table["metric"] == metric]
+        fig = figure(data, x, others, metric, error, subtitle, policies, manifest, short)
+        figures.append((stem, fig))
         path = out / f"{stem}.html"
         fig.write_html(path, include_plotlyjs="directory", full_html=True)
         report.figures.append(path)
@@ -167,7 +169,7 @@ def make_report(
         risk.to_csv(report.risk, index=False)
     report.index = out / "index.html"
     _write_index(report.index, figures, f"{name}: sweep report", subtitle, risk)
-    if png:
+    if png and draw:
         report.png_note = _write_pngs(figures, out, report.images)
     else:
         report.png_note = "PNG skipped: not asked for"
@@ -175,18 +177,18 @@ def make_report(
         labels = manifest.get("labels") or {}
         names = {p: labels.get(p) or shorts[p] for p in parameters}
         report.markdown = _write_markdown(report, results, Path(markdown), command, table, metrics,
-                                          parameters, names, figures)  # fmt: skip
+                                          parameters, names, specs, manifest)  # fmt: skip
     return report
 
 
-def _write_markdown(report, results, page, command, table, metrics, parameters, shorts, figures):
+def _write_markdown(report, results, page, command, table, metrics, parameters, names, specs,
+                    manifest):  # fmt: skip
     from market.experiments.report_markdown import markdown_block, write_markdown
 
     pngs = {p.stem: p for p in report.images}
-    links = []
-    for (stem, fig), html in zip(figures, report.figures, strict=True):
-        links.append((fig.layout.title.text.split("<br>")[0], html, pngs.get(stem)))
-    block = markdown_block(results, command, table, metrics, parameters, shorts, links, page,
+    links = [(figure_title(metric, x, manifest, short), report.out / f"{stem}.html",
+              pngs.get(stem)) for stem, metric, x, _, short in specs]  # fmt: skip
+    block = markdown_block(results, command, table, metrics, parameters, names, links, page,
                            version=_version())  # fmt: skip
     try:
         return write_markdown(page, results, block)

@@ -56,6 +56,15 @@ LABELS = {
     "mean_slowdown_fulfilled": "mean slowdown of fulfilled jobs",
     "urgent_accepted_pct": "urgent jobs accepted (%)",
     "normal_accepted_pct": "normal jobs accepted (%)",
+    "market_share_pct": "market share (% of jobs placed)",
+    "win_rate_pct": "quotes won (%)",
+    "mean_price": "mean price of the quotes won (money)",
+    "varq_predicted_pct": "VARQ success predicted (%)",
+    "varq_success_pct": "VARQ success observed (%)",
+    "varq_jobs": "VARQ reservations made",
+    "varq_refused": "VARQ requests refused",
+    "overhead_ratio": "allocation overhead (used / needed node-hours)",
+    "site_mean_wait_h": "mean queue wait at the site (h)",
 }
 
 #: A policy whose error bars span more than this many times the others' span is clipped.
@@ -125,6 +134,13 @@ def fmt(value) -> str:
     return str(value)
 
 
+def figure_title(metric: str, x: str, manifest: dict, short: str) -> str:
+    """A figure's title: the metric's label against the parameter's axis title."""
+    label = LABELS.get(metric, metric)
+    x_title = (manifest.get("labels") or {}).get(x) or short or x
+    return f"{label} vs {x_title}" if short else f"{label} by policy"
+
+
 def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
     """The figure of ``metric`` (long-form rows of :func:`market.experiments.report.summarize`)
     against
@@ -190,7 +206,7 @@ def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
             lambda t: t.update(error_y={"visible": False}) if t.name in clipped else None
         )
         notes = [f"{note}, error bars not drawn" for note in notes]
-    title = f"{label} vs {x_title}" if short else f"{label} by policy"
+    title = figure_title(metric, x, manifest, short)
     sub = subtitle + (f"<br>y axis cut to the other policies: {'; '.join(notes)}" if notes else "")
     fig.update_layout(
         title={"text": f"{title}<br><sup>{sub}</sup>"},

@@ -1,12 +1,13 @@
 """A sweep's results as Markdown: ``gridmarket report RESULTS --markdown PAGE.md``.
 
-One table per metric (the mean over replications per point and policy; columns: the first swept
-parameter's values, rows: the other parameters' values and the policy), then links to the
-report's figures (HTML, and PNG where they were drawn), stamped with the command, the version and
-the date. The block sits between two markers naming RESULTS, so a page may hold several sweeps'
-blocks among its own prose: writing replaces the block of these RESULTS and leaves the rest of
-the page alone (a new block goes at the end; a missing page is created). Our choice of number
-format: three significant figures at most, thousands separated, ``-`` where a mean is undefined.
+One table per metric (the mean over replications per point and policy; columns: the values of
+the swept parameter with the most of them; rows: the other parameters' values and the policy),
+then the report's figures (a link to each, with its PNG where drawn, else the interactive page
+in a frame), stamped with the command, the version and the date. The block sits between two
+markers naming RESULTS, so a page may hold several sweeps' blocks among its own prose: writing
+replaces the block of these RESULTS and leaves the rest alone (a new block goes at the end; a
+missing page is created). Our choice of number format: three significant figures at most,
+thousands separated, ``-`` where undefined.
 """
 
 from __future__ import annotations
@@ -68,16 +69,24 @@ def _pipe(cells) -> str:
     return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
 
 
+def across(table: pd.DataFrame, parameters: list[str]) -> str:
+    """The parameter whose values make a table's columns: the one with the most (the first of
+    those that tie)."""
+    return max(parameters, key=lambda p: table[p].nunique())
+
+
 def metric_table(table: pd.DataFrame, metric: str, parameters: list[str], names: dict) -> str:
     """The Markdown table of one metric from :func:`market.experiments.report.summarize`'s
-    long table: columns are the first parameter's values (or, without parameters, the metric
-    alone), rows the other parameters' values and the policy, in the sweep's order."""
+    long table: columns are the values of the parameter :func:`across` picks (or, without
+    parameters, the mean alone), rows the other parameters' values and the policy, in the
+    sweep's order."""
     data = table[table["metric"] == metric]
     if not parameters:
         rows = [_pipe(["policy", "mean", "n"]), _pipe(["---", "---:", "---:"])]
         rows += [_pipe([r.policy, number(r.mean), r.n]) for r in data.itertuples()]
         return "\n".join(rows)
-    first, others = parameters[0], parameters[1:]
+    first = across(table, parameters)
+    others = [p for p in parameters if p != first]
     columns = list(dict.fromkeys(data[first]))
     keys = [*others, "policy"]
     head = [names[p] for p in others] + ["policy"] + [_cell_label(c) for c in columns]
@@ -115,19 +124,18 @@ def markdown_block(
         "",
     ]
     if parameters:
-        lines += [f"Columns: {names[parameters[0]]} (`{parameters[0]}`).", ""]
+        first = across(table, parameters)
+        lines += [f"Columns: {names[first]} (`{first}`).", ""]
     for metric in metrics:
         lines += [f"**{LABELS.get(metric, metric)}** (`{metric}`)", ""]
         lines += [metric_table(table, metric, parameters, names), ""]
-    if figures:
-        lines += ["Figures:", ""]
-        for title, html, png in figures:
-            link = f"[{title}]({_relative(html, page)})"
-            if png is not None:
-                lines.append(f"- {link}: ![{title}]({_relative(png, page)})")
-            else:
-                lines.append(f"- {link}")
-        lines.append("")
+    for title, html, png in figures:  # each embedded: its PNG, else the interactive page
+        lines += [f"[{title}]({_relative(html, page)})", ""]
+        if png is not None:
+            lines += [f"![{title}]({_relative(png, page)})", ""]
+        else:
+            lines += [f'<iframe src="{_relative(html, page)}" title="{title}" width="100%" '
+                      'height="540" loading="lazy" style="border:none"></iframe>', ""]  # fmt: skip
     lines.append(end(key))
     return "\n".join(lines)
 
