@@ -1,35 +1,13 @@
-"""Reports: the papers' figures from a sweep's results.
+"""Reports: the papers' figures from a sweep's results (``gridmarket report RESULTS``).
 
-``gridmarket report RESULTS [--out DIR] [--error ci95|sd] [--metrics a,b]`` reads a results
-directory (:func:`market.experiments.results_store.load_results`) and writes, into ``DIR`` (default
-``RESULTS/report``):
-
-- one figure per (metric, swept parameter), ``<metric>-vs-<parameter>.html``: the mean over
-  replications of the metric against the parameter, one line per policy (variant; and per
-  service provider when a scenario has several), with error bars of the 95 % confidence interval
-  of the mean (Student's t, ``ci95``, the default) or the standard deviation (``sd``);
-- ``index.html``: every figure on one page;
-- ``summary.csv``: the numbers behind the figures, n, mean, sd and ci95 of every metric per point
-  and policy (so the standard deviation of the profit rate, the paper's Figure 3f, is there too);
-- ``risk.csv`` (and a table in ``index.html``): per point and policy, the distribution of the
-  profit (and of the clients' surplus, where the results have it) across replications: mean and
-  95 % CI, 5 % quantile, CVaR at 5 %, probability of a loss
-  (:mod:`market.experiments.replication_risk`);
-- ``<metric>-vs-<parameter>.png`` as well when a static renderer (kaleido) is installed and
-  works; otherwise the report says that PNG was skipped. kaleido is not a dependency;
-- with ``--markdown PAGE.md``, the tables and links to the figures as a block of that page
-  (:mod:`market.experiments.report_markdown`).
-
-**Several parameters.** With ``mode: cross``, the figure of parameter ``p`` has one panel per
-combination of the other parameters' values (small multiples, titled ``other=value``), so every
-line is one policy with everything else fixed. With ``mode: zip`` the parameters move together,
-so each figure has one panel, with the others' values following along. A sweep with no parameters
-gives one figure per metric with the policies side by side (``<metric>-by-variant.html``).
-Numeric parameters get a numeric x axis (log where the points are geometric); others are
-categories in the sweep's order. Colours, markers, axis titles and clipped panels: see
-:mod:`market.experiments.report_figures`.
-
-The HTML files share one ``plotly.min.js`` copied beside them, so the report works offline.
+Into ``--out`` (default ``RESULTS/report``): one figure per metric and swept parameter
+(``<metric>-vs-<parameter>.html``; the mean over replications, one line per policy, error bars
+of the 95 % CI or the sd; with ``mode: cross`` a panel per combination of the other
+parameters), ``index.html`` with every figure, ``summary.csv`` (n, mean, sd, ci95 per point,
+policy and metric), ``risk.csv`` (:mod:`market.experiments.replication_risk`), PNG where kaleido
+works, and with ``--markdown PAGE.md`` the tables in a page
+(:mod:`market.experiments.report_markdown`). The HTML files share one ``plotly.min.js`` beside
+them, so a report works offline.
 """
 
 from __future__ import annotations

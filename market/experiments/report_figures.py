@@ -1,24 +1,10 @@
 """The figures of a sweep report: one metric against one swept parameter, one line per policy.
 
-How a figure is made readable (issue 14 item 5):
-
-- **styles**: every policy has its own colour and marker (:mod:`market.experiments.style`), the
-same in
-  every figure and in the dashboard;
-- **axis titles**: the swept parameter's ``label`` from the sweep spec (a short name with its
-  unit, e.g. ``mean inter-arrival time (h)``), else the last part of its path; the metric's from
-  :data:`LABELS`;
-- **log scale** where the points are geometric (:func:`geometric`): positive values spanning a
-  factor of at least 4, more evenly spaced on a log axis than on a linear one. The profit
-  paper's loads 0.05 ... 1 h (a 1-1.5-2-3-5 series) would put 5 of 9 points in a fifth of a
-  linear axis;
-- **robust panels** (:func:`robust_range`): when a policy's error bars span more than
-  :data:`SWAMP` times what all the others span together (accept-all's realised % of
-  +-20,000 % against the others' 60-100 %), the y axis is cut to the others' span, that
-  policy's error bars are not drawn (they would cross the whole panel), and the figure's
-  subtitle names it and how far it reaches;
-- with several panels (small multiples) the one legend covers them all, and each panel's title
-  names the values of the other parameters.
+Each policy keeps its colour and marker (:mod:`market.experiments.style`); axis titles are the
+sweep's ``labels`` and :data:`LABELS`; the x axis is logarithmic where the points are geometric
+(:func:`geometric`); where a policy's error bars span more than :data:`SWAMP` times the others'
+together, the y axis is cut to the others' and the subtitle says so (:func:`robust_range`);
+small multiples share one legend, each panel titled by the other parameters' values.
 """
 
 from __future__ import annotations

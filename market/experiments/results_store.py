@@ -1,35 +1,13 @@
-"""The results directory of a sweep: one Parquet part per finished run, merged as it goes, and
-the loader that reads it back as one tidy DataFrame.
+"""The results directory of a sweep, and the loader that reads it back as one tidy DataFrame.
 
-**Results directory** (``OUT``)::
-
-    OUT/manifest.json        the scenario (with its sweep), the plan's shape, versions, sessions
-    OUT/runs/part-*.parquet  the rows: one per (run, service provider)
-    OUT/errors.jsonl         runs that raised, with the error (they are retried by --resume)
-    OUT/.lock                held while a sweep writes, so two sweeps never share a directory
-
-Each finished run is written at once to its own small Parquet part (written to a temporary name,
-then renamed, so a part is either whole or absent), so a sweep killed at any point, even with
-SIGKILL, loses no finished run. Every 256 runs, and when the sweep ends or is interrupted, the
-small parts are merged into one; :func:`load_results` drops the duplicates a kill during a merge
-can leave. ``resume=True`` runs exactly the runs of the plan whose ``run_id`` is not in ``OUT``;
-it refuses a directory that holds runs the plan does not have (the scenario was changed) or keeps
-other metrics. Since run ids and seeds do not move when points, variants or replications are
-added, resuming with a larger sweep runs only the new runs. Without ``resume``, a directory that
-already holds results is refused. Run ids cover the scenario, not the code: after changing a
-policy's code, start a new ``OUT`` (the manifest records the package versions of each session).
-
-A part that Parquet cannot read (the rename is not synced to disk, so a power loss or a full disk
-can leave one truncated; or it was damaged since) is set aside by ``resume=True`` as
-``*.parquet.damaged`` and its runs are run again: runs are pure functions of their scenario and
-seed, so re-running restores the same rows, where stopping would leave the sweep unfinishable
-without hand repair. The session in the manifest lists the parts set aside. Reading results
-with a damaged part is a one-line :class:`BatchError` naming the part.
-
-**Columns**: ``run_id``, ``variant``, ``replication``, ``seed``, one column per swept parameter
-(named by its dotted path), ``provider``, ``scheduler``, ``admission``, the kept metrics,
-``finished`` (the market emptied; sweeps run every market to the end), and ``run_seconds`` (the
-run's wall time on its worker: the only column that differs between two runs of the same sweep).
+``OUT/manifest.json`` (scenario, plan, versions, sessions), ``OUT/runs/part-*.parquet`` (one row
+per run and service provider; each run written whole or not at all, parts merged every 256 runs),
+``OUT/errors.jsonl`` (failed runs) and ``OUT/.lock`` (one sweep at a time). ``resume=True`` runs
+exactly the plan's runs whose ``run_id`` is missing and refuses results of another scenario; a
+part Parquet cannot read is set aside as ``*.parquet.damaged`` and its runs run again (a run is
+a pure function of its scenario and seed). Run ids cover the scenario, not the code. Columns:
+``run_id``, ``variant``, ``replication``, ``seed``, one per swept parameter, ``provider``,
+``scheduler``, ``admission``, the kept metrics, ``finished`` and ``run_seconds``.
 """
 
 from __future__ import annotations

@@ -1,50 +1,15 @@
 """Sweep specifications: the ``sweep:`` section of a scenario, validated (no scenario here).
 
-A sweep varies scenario fields, compares policies and repeats every combination::
-
-    sweep:
-      parameters:                                   # dotted paths, as in --set
-        clients.0.workload.mean_interarrival: [0.05, 0.1, 0.15, 0.3]
-        resource_providers.0.price: {start: 1, stop: 9, step: 2}     # 1, 3, 5, 7, 9
-        clients.0.workload.jobs: {start: 100, stop: 400, num: 4}     # 100, 200, 300, 400
-      mode: cross            # cross: every combination; zip: the i-th values together
-      replications: 10       # runs of every (point, policy), each on its own seed
-      base_seed: 1           # default: the scenario's seed
-      seeds: common          # or independent (see below)
-      metrics: [profit_rate, accepted_pct]           # default: every summary metric
-      labels:                # optional: a swept parameter's axis title, with its unit
-        clients.0.workload.mean_interarrival: mean inter-arrival time (h)
-
-**Parameters** are the dotted paths of ``--set``, each with a list of values or a range:
-``{start, stop, num}`` is ``num`` evenly spaced values from ``start`` to ``stop``, both included
-(``scale: log`` spaces them evenly on a log scale); ``{start, stop, step}`` is ``start``,
-``start + step``, ... up to ``stop``, included when it falls on the grid. Values are rounded to 12
-significant digits, so 0.1 + 0.2 is 0.3; a range whose ends are integers and whose values all are
-gives integers. ``cross`` takes every combination of the values (the first parameter varies
-slowest), ``zip`` takes the lists in step and needs them of equal length. A sweep with no
-parameters repeats the scenario itself. The seed, the variants and the sweep cannot be swept.
-
-**Policies to compare** are the scenario's ``variants`` (label -> overrides, as for ``gridmarket
-run``): every variant runs at every point, its overrides applied on top of the point's. A variant
-may not set a swept path (it would silently undo the sweep there). No variants: one policy, whose
-label is the scenario's name.
-
-**Seeds** are derived, never drawn: the seed of replication ``r`` is a hash of ``(base_seed, r)``
-through :class:`numpy.random.SeedSequence` (its ``spawn_key``), a 63-bit integer. With ``seeds:
-common`` (the default) replication ``r`` of every point and of every variant runs on that same
-seed: the policies see the same job streams (common random numbers, as the papers compare
-policies), and a load sweep scales the same arrival stream, so curves are not jagged by sampling
-noise between neighbouring points. With ``seeds: independent`` the seed also hashes the point's
-values (not its position in the list), so points are statistically independent; variants still
-share seeds. Either way a run's seed does not move when points, variants or replications are
-added, which is what lets ``--resume`` extend a sweep.
-
-**Labels** name a swept parameter in reports (axis titles): a short name with its unit, e.g.
-``mean inter-arrival time (h)``; without one a report uses the path's last part.
-
-Metrics are the service-provider summary of :mod:`market.results.provider_metrics`; ``metrics``
-picks which to keep
-(the names in :data:`SUMMARY_METRICS`).
+``parameters`` are ``--set`` paths, each a list or a range (``{start, stop, num}`` with
+``scale: log`` or not, or ``{start, stop, step}``, stop included on the grid; values rounded to
+12 significant digits); ``mode: cross`` takes every combination (the first parameter slowest),
+``zip`` the lists in step. Every variant runs at every point and may not set a swept path.
+``replications`` repeat each; the seed of replication ``r`` is derived from ``(base_seed, r)``
+by :class:`numpy.random.SeedSequence`: with ``seeds: common`` every point and variant shares it
+(common random numbers, as the papers compare policies), with ``independent`` it also hashes the
+point's values. Seeds never move when points, variants or replications are added, so
+``--resume`` can extend a sweep. ``metrics`` picks from :data:`SUMMARY_METRICS`; ``labels``
+names a parameter with its unit for the reports' axes.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Benchmark: Admission-v0 steps per second on the profit paper's default scenario (Table 1,
 200 jobs, so 200 steps an episode), and the cost of the hand-off between the model and the agent.
 
-Goal (issue 19): >= 2,000 steps/s with the PositiveOpportunity hint off, on a 2-core machine.
+Goal: >= 2,000 steps/s with the PositiveOpportunity hint off, on a 2-core machine.
 How fast an episode goes depends on the agent: the model plans the queue the agent builds, and an
 agent that admits everything grows it without bound (the paper's overload). So:
 

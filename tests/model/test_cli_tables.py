@@ -1,4 +1,4 @@
-"""The run table fits the scenario kind (issue 14 item 4): a QoPS run shows its QoS metrics and
+"""The run table fits the scenario kind: a QoPS run shows its QoS metrics and
 no money; a profit run shows money and hides realised % where it means nothing."""
 
 from __future__ import annotations

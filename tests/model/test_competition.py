@@ -1,4 +1,4 @@
-"""A competing market (issue 18): several pools per provider, entry, prices in the ledger, welfare,
+"""A competing market: several pools per provider, entry, prices in the ledger, welfare,
 and the economic sanity of small scenario runs."""
 
 from __future__ import annotations
