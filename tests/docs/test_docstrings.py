@@ -36,7 +36,6 @@ PENDING = {
     "envs/observation.py",
     "market/cli/main.py",
     "market/inputs/scenario.py",
-    "market/inputs/workloads/trace.py",
     "market/results/export.py",
     "market/results/market_metrics.py",
     "market/results/outcome_curves.py",
