@@ -120,7 +120,8 @@ def markdown_block(
     when = (today or date.today()).isoformat()
     lines = [
         begin(key),
-        f"{STAMP}{command}` (gridmarket {version}, {when}); means of {n} runs per point.*",
+        f"{STAMP}{command}` (gridmarket {version}, {when}); means of {n} "
+        f"run{'' if n == '1' else 's'} per point.*",
         "",
     ]
     if parameters:

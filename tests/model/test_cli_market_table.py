@@ -174,13 +174,3 @@ def test_market_out_with_a_bad_suffix_is_a_usage_error_before_the_run(capsys, tm
     assert code == 2 and out == ""
     assert err.strip() == f"gridmarket: error: --market-out: {tmp_path / 'm.txt'} must end in " \
         ".csv, .parquet or .json"  # fmt: skip
-
-
-def test_the_readme_market_table_is_what_the_cli_prints(competition):
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = text.split("ends with the market table:\n\n```\n", 1)[1].split("```", 1)[0]
-    lines = competition[0].rstrip("\n").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip() == "market (seed 1)")
-    assert [line.rstrip() for line in block.rstrip("\n").splitlines()] == [
-        line.rstrip() for line in lines[start:]
-    ]

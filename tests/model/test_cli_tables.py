@@ -71,13 +71,3 @@ def test_scripts_still_get_every_metric(capsys, fmt):
                  "--format", fmt]) == 0  # fmt: skip
     header = capsys.readouterr().out.splitlines()[0].split(",")
     assert "realised_pct" in header and "unadmitted_pct" in header
-
-
-def test_the_readme_table_is_what_make_run_prints(capsys):
-    # `make run` is `gridmarket run profit/default` (about 3 s)
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    body = text.split("## The two commands", 1)[1].split("\n## ", 1)[0]
-    readme = body.split("```\n", 3)[2].rstrip("\n").splitlines()  # the block after the commands
-    assert main(["run", str(DEFAULT_SCENARIO)]) == 0
-    printed = [line.rstrip() for line in capsys.readouterr().out.rstrip("\n").splitlines()]
-    assert [line.rstrip() for line in readme] == printed
