@@ -153,7 +153,7 @@ def test_above_8_per_processor_hour_first_price_loses_money_and_first_profit_doe
         "admits few jobs and finishes them early at nearly full value: it breaks even near 19 "
         "per processor-hour. Higher alpha lowers that (0.9: 14, 1: 8.3) but also its profit "
         "rate (0.76 and 0.36 x FirstProfit's), so 'close to FirstProfit' fails instead: the "
-        "two cannot hold together at any alpha or discount rate searched (docs/papers/profit.md, calibration)."
+        "two cannot hold together at any alpha or discount rate searched (docs/papers/profit.md)."
     ),
 )
 @pytest.mark.parametrize("price", [9.0, 10.0])
