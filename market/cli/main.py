@@ -1,9 +1,11 @@
 """The ``gridmarket`` command.
 
 ``gridmarket run SCENARIO [--seed N] [--set key=value ...] [--format table|json|csv]
-[--jobs-out FILE] [--market-out FILE]`` runs a scenario (each of its variants, on the same seed)
-and prints one record per service provider with its policies and every summary metric; the table
-format adds the market table where the run is a market (:mod:`market.results.outputs`), and
+[--columns a,b] [--jobs-out FILE] [--market-out FILE]`` runs a scenario (each of its variants, on
+the same seed) and prints one record per service provider with its policies and every summary
+metric, then one per batch site, VARQ user and site broker (``table``: ``sites``); the table
+format prints the provider table fitted to the terminal (or the ``--columns`` asked for), the site
+table, and the market table where the run is a market (:mod:`market.cli.tables`), and
 ``--market-out`` writes it (``RunResult.market`` of every variant) as CSV, Parquet or JSON.
 
 ``gridmarket sweep SCENARIO [--workers N] [--scheduler tcp://HOST:PORT|local] [--out DIR]
@@ -52,7 +54,7 @@ from market.inputs.scenario import ScenarioError, load, parse_overrides
 from market.inputs.swf import SwfError
 from market.inputs.traces import format_trace_info, trace_info
 from market.results.export import ExportError, export_schedules
-from market.results.value_metrics import with_revenue_gain
+from market.results.metrics import METRICS
 from market.sim.model import GridMarket, MarketStalled
 
 
@@ -80,6 +82,12 @@ def _parser() -> argparse.ArgumentParser:
         help="override a scenario field, e.g. clients.0.workload.mean_interarrival=0.3",
     )
     run.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    run.add_argument(
+        "--columns",
+        metavar="A,B",
+        help="the table's columns, by name (e.g. variant,profit,utilization; default: those "
+        "that mean something for this run, fitted to the terminal)",
+    )
     run.add_argument(
         "--jobs-out", metavar="FILE", help="write the per-job table (.csv or .parquet)"
     )
@@ -179,11 +187,12 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     if market_out is not None and market_out.suffix.lower() not in (".csv", ".parquet", ".json"):
         raise UsageError(f"--market-out: {market_out} must end in .csv, .parquet or .json")
     in_range("--seed", args.seed, 0, MAX_SEED)
+    chosen = _chosen_columns(args.columns)
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
     variants = scenario.expand(args.scenario)  # validates every variant before anything runs
-    summaries, jobs, runs, markets = [], [], [], []
+    summaries, sites, jobs, runs, markets = [], [], [], [], []
     for label, variant in variants:
         try:
             result = GridMarket(variant, seed=args.seed).run()
@@ -191,23 +200,21 @@ def run_command(args: argparse.Namespace, out=None) -> int:
             where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
             raise MarketStalled(f"{where}: {exc}") from None
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
+        sites.append(result.sites.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
         markets.append(result.market.assign(variant=label, seed=result.seed))
         runs.append((label, variant, result))
-    summary = pd.concat(summaries, ignore_index=True)
-    if summary["urgent_accepted_pct"].notna().any():  # a priced workload: VQoPS's gain
-        summary = with_revenue_gain(summary, ["seed", "provider"])
-    summary = summary[["variant", "seed", *[c for c in summary if c not in ("variant", "seed")]]]
-    market = pd.concat(markets, ignore_index=True)
-    market = market[["variant", "seed", *[c for c in market if c not in ("variant", "seed")]]]
-    if args.format == "json":
-        out.write(json.dumps(json_records(summary), indent=2) + "\n")
-    elif args.format == "csv":
-        summary.to_csv(out, index=False)
-    else:
-        print_run_tables(summary, market, scenario.name, out)  # market/cli/tables.py
-        if "varq_jobs" in summary:
-            qbets_cli.print_varq(summary, out)
+    summary = METRICS.derive(pd.concat(summaries, ignore_index=True), ["seed", "provider"])
+    summary, market = _labels_first(summary), _labels_first(pd.concat(markets, ignore_index=True))
+    site_rows = _labels_first(pd.concat(sites, ignore_index=True))
+    if args.format == "table":
+        print_run_tables(summary, site_rows, market, scenario.name, out, chosen)
+    else:  # the site rows after the providers', ``table`` telling them apart
+        records = summary if site_rows.empty else _with_sites(summary, site_rows)
+        if args.format == "json":
+            out.write(json.dumps(json_records(records), indent=2) + "\n")
+        else:
+            records.to_csv(out, index=False)
     if jobs_out is not None:  # after the summary: a failed write loses nothing printed
         out.flush()
         if jobs_format != "table":
@@ -221,6 +228,35 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         out.flush()
         _write_frame(market, market_out, "--market-out")
     return 0
+
+
+def _chosen_columns(text: str | None) -> list[str] | None:
+    """The ``--columns`` names, checked against the tables' labels and the registry."""
+    if text is None:
+        return None
+    from market.cli.tables import known_columns
+
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise UsageError("--columns: name at least one column")
+    known = known_columns()
+    for name in names:
+        if name not in known:
+            raise UsageError(
+                f"--columns: unknown column {name!r} (have: {', '.join(sorted(known))})"
+            )
+    return names
+
+
+def _labels_first(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its ``variant`` and ``seed`` columns first."""
+    return frame[["variant", "seed", *[c for c in frame if c not in ("variant", "seed")]]]
+
+
+def _with_sites(summary: pd.DataFrame, sites: pd.DataFrame) -> pd.DataFrame:
+    parts = [summary.assign(table="providers"), sites.assign(table="sites")]
+    frame = pd.concat([p for p in parts if len(p)], ignore_index=True)
+    return frame[["table", *[c for c in frame if c != "table"]]]
 
 
 def json_records(frame: pd.DataFrame) -> list[dict]:

@@ -70,7 +70,10 @@ def execute_run(spec: RunSpec) -> RunOutcome:
             f"{type(exc).__name__}: {exc}",
             traceback.format_exc(),
         )
-    records = result.summary.to_dict("records")
+    records = [
+        *({**row, "table": "providers"} for row in result.summary.to_dict("records")),
+        *({**row, "table": "sites"} for row in result.sites.to_dict("records")),
+    ]
     return RunOutcome(spec.run_id, records, result.finished, time.perf_counter() - start)
 
 

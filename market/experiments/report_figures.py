@@ -1,13 +1,13 @@
 """The figures of a sweep report: one metric against one swept parameter, one line per policy.
 
-How a figure is made readable (issue 14 item 5):
+How a figure is made readable:
 
 - **styles**: every policy has its own colour and marker (:mod:`market.experiments.style`), the
 same in
   every figure and in the dashboard;
 - **axis titles**: the swept parameter's ``label`` from the sweep spec (a short name with its
-  unit, e.g. ``mean inter-arrival time (h)``), else the last part of its path; the metric's from
-  :data:`LABELS`;
+  unit, e.g. ``mean inter-arrival time (h)``), else the last part of its path; the metric's
+  ``label`` in the metric registry (:mod:`market.results.metrics`);
 - **log scale** where the points are geometric (:func:`geometric`): positive values spanning a
   factor of at least 4, more evenly spaced on a log axis than on a linear one. The profit
   paper's loads 0.05 ... 1 h (a 1-1.5-2-3-5 series) would put 5 of 9 points in a fifth of a
@@ -30,33 +30,7 @@ import numpy as np
 import pandas as pd
 
 from market.experiments.style import policy_styles
-
-LABELS = {
-    "offered": "jobs offered",
-    "accepted": "jobs accepted",
-    "accepted_pct": "jobs accepted (%)",
-    "completed": "jobs completed",
-    "revenue": "revenue (money)",
-    "rent": "rent (money)",
-    "profit": "profit (money)",
-    "profit_rate": "profit rate (money per hour)",
-    "profit_rate_arrivals": "profit rate over the arrivals (money per hour)",
-    "utilization": "utilization (%)",
-    "utilization_run": "utilization over the run (%)",
-    "mean_processors": "processors per job",
-    "predicted_profit": "predicted profit (money)",
-    "realised_pct": "predicted profit realised (%)",
-    "end_time": "run length (h)",
-    "unadmitted_pct": "jobs not admitted (%)",
-    "unadmitted_work_pct": "work not admitted (% of processor-hours)",
-    "deadlines_missed": "deadlines missed (jobs)",
-    "mean_response": "mean response time (h)",
-    "mean_slowdown": "mean bounded slowdown",
-    "deadlines_fulfilled_pct": "deadlines fulfilled (% of jobs)",
-    "mean_slowdown_fulfilled": "mean slowdown of fulfilled jobs",
-    "urgent_accepted_pct": "urgent jobs accepted (%)",
-    "normal_accepted_pct": "normal jobs accepted (%)",
-}
+from market.results.metrics import label as metric_label
 
 #: A policy whose error bars span more than this many times the others' span is clipped.
 SWAMP = 5.0
@@ -155,7 +129,7 @@ def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
         data[x] = data[x].astype(str)
     if facet:
         orders[facet] = list(dict.fromkeys(data.sort_values(others, kind="stable")[facet]))
-    label = LABELS.get(metric, metric)
+    label = metric_label(metric)
     x_title = labels.get(x) or short or x
     styles = policy_styles(policies)
     common = {

@@ -37,17 +37,10 @@ def class_acceptance(records: Iterable[Any]) -> dict[str, float]:
     }
 
 
-def adaptive_reporters() -> dict[str, Any]:
-    """DataCollector reporters of a provider's admission parameters (NaN where it has none)."""
-    return {
-        "oc_factor": lambda sp: _admission_param(sp, "oc_factor"),
-        "rollback_window": lambda sp: _admission_param(sp, "window"),
-    }
-
-
-def _admission_param(sp: Any, name: str) -> float:
-    """The admission policy's parameter ``name`` (NaN for a provider without one, e.g. a
-    deadline cluster)."""
+def admission_param(sp: Any, name: str) -> float:
+    """The admission policy's parameter ``name``, NaN where there is none: a deadline cluster
+    has no admission policy and most policies have no such parameter (probe kept: the
+    parameters are the policy's own)."""
     return float(getattr(getattr(sp, "admission", None), name, math.nan))
 
 
