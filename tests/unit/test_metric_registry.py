@@ -10,6 +10,7 @@ import pytest
 
 from market.inputs.scenario import validate
 from market.results.metrics import (
+    FAMILIES,
     METRICS,
     Metric,
     Registry,
@@ -47,6 +48,12 @@ def test_every_summary_column_is_a_registered_metric_in_registry_order(profit_ru
     for name, kind in summary_metrics().items():  # counts are stored as integers
         value = result.summary[name].iloc[0]
         assert kind is float or float(value).is_integer()
+
+
+def test_the_families_register_in_their_order():
+    families = [m.family for m in METRICS]
+    assert sorted(families, key=FAMILIES.index) == families  # grouped, in FAMILIES order
+    assert families[0] == "profit" and families[-1] == "varq"
 
 
 def test_every_time_series_and_per_job_column_comes_from_a_family(profit_run):

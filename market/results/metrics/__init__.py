@@ -10,19 +10,25 @@ imported below).
 
 from __future__ import annotations
 
-from market.results.metrics import (  # noqa: F401  (each registers its family, in this order)
-    dvqops,
-    market,
-    profit,
-    qos,
-    scheduling,
-    sites,
-    value,
-)
+# Each module registers its family, in the order the tables show them: not sorted.
+# isort: off
+from market.results.metrics import profit  # noqa: F401
+from market.results.metrics import qos  # noqa: F401
+from market.results.metrics import scheduling  # noqa: F401
+from market.results.metrics import value  # noqa: F401
+from market.results.metrics import dvqops  # noqa: F401
+from market.results.metrics import market  # noqa: F401
+from market.results.metrics import sites  # noqa: F401
+
+# isort: on
 from market.results.metrics.provider_run import ProviderRun
 from market.results.metrics.registry import METRICS, Metric, Registry, RunKind
 
+#: The families, in the order they register (and the tables show them).
+FAMILIES = ("profit", "qos", "scheduling", "value", "dvqops", "market", "varq")
+
 __all__ = [
+    "FAMILIES",
     "METRICS",
     "Metric",
     "ProviderRun",
