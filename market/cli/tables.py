@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -138,8 +139,9 @@ def print_table(
     skip: str | None = None,
 ) -> None:
     """``frame``'s ``columns`` (``{column: header}``) fitted to ``width`` (:mod:`market.cli.layout`)
-    as a rich table, numbers right-aligned, what was left out listed under it. A constant label
-    equal to ``skip`` (the scenario's name, already in the title) is not repeated."""
+    as a rich table under its title, numbers right-aligned, what was left out listed under it. A
+    constant label equal to ``skip`` (the scenario's name, already in the title) is not
+    repeated."""
     from rich.box import Box
     from rich.console import Console
     from rich.table import Table
@@ -159,22 +161,18 @@ def print_table(
     kept, parts, dropped = fit(table_columns, width, chosen=bool(chosen))
     parts = [p for p in parts if p != f"variant {skip}"]
     heading = " · ".join([title, *parts])
-    table = Table(
-        title=heading,
-        box=Box(COMPACT),
-        pad_edge=False,
-        show_edge=False,
-        collapse_padding=True,
-        title_justify="left",
-    )
+    table = Table(box=Box(COMPACT), pad_edge=False, show_edge=False, collapse_padding=True)
     for column in kept:
         justify = "left" if column.label else "right"
         table.add_column(column.header, justify=justify, no_wrap=True, min_width=column.width)
     for row in zip(*(c.cells for c in kept), strict=True):
         table.add_row(*row)
+    lines = [heading]
     if dropped:
         limit = f" to fit {width} columns" if width else ""
-        table.caption = f"not shown{limit}: {', '.join(dropped)} (--columns picks them)"
-        table.caption_justify = "left"
-    console_width = max(table_width(kept), len(heading)) if width is None else width
-    Console(file=out, width=console_width, highlight=False).print(table)
+        lines.append(f"not shown{limit}: {', '.join(dropped)} (--columns picks them)")
+    wrap = (lambda text: textwrap.fill(text, width)) if width else (lambda text: text)
+    out.write(wrap(lines[0]) + "\n")
+    Console(file=out, width=table_width(kept), highlight=False).print(table)
+    for line in lines[1:]:
+        out.write(wrap(line) + "\n")
