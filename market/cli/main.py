@@ -44,7 +44,7 @@ import pandas as pd
 
 from market.cli import qbets as qbets_cli
 from market.cli.formatting import cell
-from market.cli.tables import print_run_tables
+from market.cli.tables import chosen_columns, print_run_tables, run_frames, run_records
 from market.core.qbets import QbetsError
 from market.experiments.batch import BatchError, SweepInterrupted, make_executor, run_sweep
 from market.experiments.report import ReportError, make_report
@@ -54,7 +54,6 @@ from market.inputs.scenario import ScenarioError, load, parse_overrides
 from market.inputs.swf import SwfError
 from market.inputs.traces import format_trace_info, trace_info
 from market.results.export import ExportError, export_schedules
-from market.results.metrics import METRICS
 from market.sim.model import GridMarket, MarketStalled
 
 
@@ -187,7 +186,10 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     if market_out is not None and market_out.suffix.lower() not in (".csv", ".parquet", ".json"):
         raise UsageError(f"--market-out: {market_out} must end in .csv, .parquet or .json")
     in_range("--seed", args.seed, 0, MAX_SEED)
-    chosen = _chosen_columns(args.columns)
+    try:
+        chosen = chosen_columns(args.columns)
+    except ValueError as exc:
+        raise UsageError(f"--columns: {exc}") from None
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
@@ -204,13 +206,11 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
         markets.append(result.market.assign(variant=label, seed=result.seed))
         runs.append((label, variant, result))
-    summary = METRICS.derive(pd.concat(summaries, ignore_index=True), ["seed", "provider"])
-    summary, market = _labels_first(summary), _labels_first(pd.concat(markets, ignore_index=True))
-    site_rows = _labels_first(pd.concat(sites, ignore_index=True))
+    summary, site_rows, market = run_frames(summaries, sites, markets)
     if args.format == "table":
         print_run_tables(summary, site_rows, market, scenario.name, out, chosen)
-    else:  # the site rows after the providers', ``table`` telling them apart
-        records = summary if site_rows.empty else _with_sites(summary, site_rows)
+    else:
+        records = run_records(summary, site_rows)
         if args.format == "json":
             out.write(json.dumps(json_records(records), indent=2) + "\n")
         else:
@@ -228,35 +228,6 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         out.flush()
         _write_frame(market, market_out, "--market-out")
     return 0
-
-
-def _chosen_columns(text: str | None) -> list[str] | None:
-    """The ``--columns`` names, checked against the tables' labels and the registry."""
-    if text is None:
-        return None
-    from market.cli.tables import known_columns
-
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if not names:
-        raise UsageError("--columns: name at least one column")
-    known = known_columns()
-    for name in names:
-        if name not in known:
-            raise UsageError(
-                f"--columns: unknown column {name!r} (have: {', '.join(sorted(known))})"
-            )
-    return names
-
-
-def _labels_first(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with its ``variant`` and ``seed`` columns first."""
-    return frame[["variant", "seed", *[c for c in frame if c not in ("variant", "seed")]]]
-
-
-def _with_sites(summary: pd.DataFrame, sites: pd.DataFrame) -> pd.DataFrame:
-    parts = [summary.assign(table="providers"), sites.assign(table="sites")]
-    frame = pd.concat([p for p in parts if len(p)], ignore_index=True)
-    return frame[["table", *[c for c in frame if c != "table"]]]
 
 
 def json_records(frame: pd.DataFrame) -> list[dict]:

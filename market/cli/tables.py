@@ -47,6 +47,44 @@ def known_columns() -> set[str]:
     return {*PROVIDER_LABELS, *SITE_LABELS, *MARKET_LABELS, *(m.name for m in METRICS)}
 
 
+def chosen_columns(text: str | None) -> list[str] | None:
+    """The names of ``--columns a,b,c`` (None: not given); ValueError naming an unknown one."""
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise ValueError("name at least one column")
+    known = known_columns()
+    for name in names:
+        if name not in known:
+            raise ValueError(f"unknown column {name!r} (have: {', '.join(sorted(known))})")
+    return names
+
+
+def run_frames(
+    summaries: list[pd.DataFrame], sites: list[pd.DataFrame], markets: list[pd.DataFrame]
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The summary, site and market frames of every variant of a run (each with ``variant`` and
+    ``seed``) as one frame each, those first, the summary with the metrics that compare runs
+    (the registry's ``derive``: VQoPS's revenue gain over the QoPS variant of the same seed)."""
+    summary = METRICS.derive(pd.concat(summaries, ignore_index=True), ["seed", "provider"])
+    frames = [summary, pd.concat(sites, ignore_index=True), pd.concat(markets, ignore_index=True)]
+    summary, site_rows, market = (
+        f[["variant", "seed", *[c for c in f if c not in ("variant", "seed")]]] for f in frames
+    )
+    return summary, site_rows, market
+
+
+def run_records(summary: pd.DataFrame, sites: pd.DataFrame) -> pd.DataFrame:
+    """What ``--format json|csv`` print: the summary's rows, then the site rows, a ``table``
+    column (``providers`` or ``sites``) telling them apart where there are site rows."""
+    if sites.empty:
+        return summary
+    parts = [summary.assign(table="providers"), sites.assign(table="sites")]
+    frame = pd.concat([p for p in parts if len(p)], ignore_index=True)
+    return frame[["table", *[c for c in frame if c != "table"]]]
+
+
 def terminal_width(out: Any) -> int | None:
     """The width to fit: ``COLUMNS`` if set, else the terminal's, None in a pipe."""
     try:
