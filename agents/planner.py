@@ -132,6 +132,12 @@ class Planner:
         self._quoted: tuple[int, float, int, Plan] | None = None
         self._admitted: tuple[float, int, list[Job], Plan] | None = None
 
+    @property
+    def confidence(self) -> float:
+        """The probability with which its plans are kept: ``1 - risk`` on a pool that varies,
+        else 1 (a promise's confidence, :meth:`agents.policies.pricing.Pricing.quote`)."""
+        return 1.0 if self.risk is None or not self.pool.varies else 1.0 - self.risk
+
     def context(self, now: float) -> PlanContext:
         """What the provider knows at ``now``: the capacity to plan on (the pool's free
         processors, or under uncertainty the forecast's profile at the risk level), the price,
