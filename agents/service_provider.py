@@ -83,10 +83,6 @@ class ServiceProviderAgent(Provider):
         return self.planner.admission
 
     @property
-    def risk(self) -> float | None:
-        return self.planner.risk
-
-    @property
     def queue(self) -> list[Job]:
         """Admitted jobs waiting to start, in the order plans take them (pool by pool)."""
         return [job for planner in self.planners for job in planner.queue]

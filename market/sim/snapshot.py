@@ -89,6 +89,7 @@ def snapshot(
     views = []
     for sp in model.service_providers.values():
         metrics = {
+            # (a reporter is an attribute's name or a function, as Mesa's DataCollector takes it)
             name: _finite(getattr(sp, r) if isinstance(r, str) else r(sp))
             for name, r in reporters.items()
             if name != "provider"
