@@ -11,7 +11,8 @@ Parameters of a policy are its constructor's keyword arguments; a scenario gives
 constructor's annotations before it is built (:func:`check_params`): ``k: int`` refuses 2.5,
 ``alpha: float`` refuses ``.nan`` and ``.inf`` (no parameter may be infinite or NaN), a
 ``Literal`` its other values; the constructor then checks ranges. A new policy gets this by
-annotating its parameters.
+annotating its parameters. A name that is not registered is resolved as the user's own class,
+``module:Class`` or an installed entry point (:mod:`agents.policies.resolve`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from agents.policies.base import Admission, Scheduler
+from agents.policies.resolve import resolve_policy
 from market.core.errors import first_non_finite
 
 if TYPE_CHECKING:  # (these modules register their policies here)
@@ -62,12 +64,12 @@ class Registry[T](Mapping[str, type[T]]):
         return decorate
 
     def make(self, name: str, **params: Any) -> T:
-        """The policy registered as ``name``, built with ``params`` (checked, see the module);
-        a one-line ValueError naming the problem otherwise."""
+        """The policy registered as ``name`` (or the user's own it names, see the module), built
+        with ``params`` (checked); a one-line ValueError naming the problem otherwise."""
         what = self.what
-        if name not in self._classes:
-            raise ValueError(f"unknown {what} {name!r} (known: {', '.join(sorted(self))})")
-        cls = self._classes[name]
+        cls = self._classes.get(name)
+        if cls is None:  # the user's own: 'module:Class' or an installed entry point
+            cls = resolve_policy(what, name, self._classes)
         accepted = inspect.signature(cls).parameters
         unknown = sorted(set(params) - set(accepted))
         if unknown:

@@ -31,7 +31,7 @@ def test_a_registry_maps_names_to_classes_and_builds_them_checked():
     assert widgets.make("w", size=3).size == 3
     with pytest.raises(ValueError, match="registered twice"):
         widgets.register("w")(Widget)
-    with pytest.raises(ValueError, match=r"unknown widget 'v' \(known: w\)"):
+    with pytest.raises(ValueError, match=r"unknown widget 'v' \(known: w;"):
         widgets.make("v")
     with pytest.raises(ValueError, match="widget 'w' has no parameter 'colour'"):
         widgets.make("w", colour=2)
