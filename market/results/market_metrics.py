@@ -37,18 +37,13 @@ def placed_jobs(model: GridMarket) -> int:
     return sum(sp.accepted for sp in model.service_providers.values())
 
 
-def pricing_of(sp: Any) -> Any:
-    """The pricing rule of ``sp``; None for a deadline cluster, which charges each job its
-    utility and keeps no quotes (probe kept until the providers share a base)."""
-    return getattr(sp, "pricing", None)
-
-
 def mean_price(sp: Any) -> float:
-    """The mean expected price of the quotes ``sp`` won (NaN: none, or a deadline cluster)."""
+    """The mean expected price of the quotes ``sp`` won (NaN: none, or a provider that quotes
+    no prices, a deadline cluster)."""
     won = sp.accepted
-    if not won:
+    if not won or sp.sales is None:
         return math.nan
-    return sp.won_price / won if pricing_of(sp) is not None else math.nan
+    return sp.sales.won_price / won
 
 
 def market_table(model: GridMarket, jobs: pd.DataFrame) -> pd.DataFrame:
@@ -109,7 +104,7 @@ def market_figures(model: GridMarket) -> dict[str, float]:
     rents = {f"rent:{rp.name}": model.ledger.received(rp.name, Kind.RENT)
              for rp in model.resource_providers.values()}  # fmt: skip
     sps = model.service_providers.values()
-    surplus = math.fsum(sp.client_surplus for sp in sps if pricing_of(sp) is not None)
+    surplus = math.fsum(sp.sales.client_surplus for sp in sps if sp.sales is not None)
     profit = math.fsum(sp.profit for sp in model.service_providers.values())
     return {
         **rents,

@@ -31,7 +31,7 @@ def provider_summary(
     its records' ``columns`` (:func:`market.results.job_columns.job_columns`; the ones it reads are
     read here if not given)."""
     run = ProviderRun(model, sp, columns)
-    policy = run.cluster_policy
+    policy = sp.policy  # a deadline cluster's (None: a planning provider)
     if policy is None:
         scheduler, admission = run.spec.scheduler.label(), run.spec.admission.label()
     else:

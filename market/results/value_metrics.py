@@ -39,9 +39,11 @@ def class_acceptance(records: Iterable[Any]) -> dict[str, float]:
 
 def admission_param(sp: Any, name: str) -> float:
     """The admission policy's parameter ``name``, NaN where there is none: a deadline cluster
-    has no admission policy and most policies have no such parameter (probe kept: the
-    parameters are the policy's own)."""
-    return float(getattr(getattr(sp, "admission", None), name, math.nan))
+    has no admission policy, and most policies have no such parameter (probe kept: the
+    parameters are each policy's own)."""
+    if sp.admission is None:
+        return math.nan
+    return float(getattr(sp.admission, name, math.nan))
 
 
 def with_revenue_gain(frame: pd.DataFrame, keys: Sequence[str] = ()) -> pd.DataFrame:

@@ -14,8 +14,8 @@ import math
 from typing import Any
 
 from market.results.job_columns import JobColumns, register_job_columns
-from market.results.market_metrics import mean_price, placed_jobs, pricing_of
-from market.results.metrics.provider_run import ProviderRun, pct, pools
+from market.results.market_metrics import mean_price, placed_jobs
+from market.results.metrics.provider_run import ProviderRun, pct
 from market.results.metrics.registry import METRICS, Metric, RunKind
 
 TERMS = ("pool", "price", "promised_end", "quote_markup", "surplus")
@@ -23,7 +23,7 @@ TERMS = ("pool", "price", "promised_end", "quote_markup", "surplus")
 
 def _terms(sp: Any, records: list, decisions: list) -> dict[str, list]:
     quotes = [r.quote for r in records]
-    names = [pool.name for pool in pools(sp)]
+    names = [pool.name for pool in sp.pools]
     return {
         "pool": [names[r.pool] for r in records],
         "price": [q.price if q is not None else None for q in quotes],
@@ -41,24 +41,25 @@ def _market(kind: RunKind) -> bool:
 
 
 def _pricing(run: ProviderRun) -> str:
-    pricing = pricing_of(run.sp)
-    return pricing.name if pricing is not None else "utility"
+    sales = run.sp.sales  # None: a provider that quotes no prices charges the job's utility
+    return sales.pricing.name if sales is not None else "utility"
 
 
 def _win_rate(run: ProviderRun) -> float:
-    pricing = pricing_of(run.sp)
-    return pct(run.sp.accepted, run.sp.quoted if pricing is not None else math.nan)
+    sales = run.sp.sales
+    return pct(run.sp.accepted, sales.quoted if sales is not None else math.nan)
 
 
 def _mean_markup(run: ProviderRun) -> float:
-    sp = run.sp
-    markups = sp.won_markups if pricing_of(sp) is not None else 0
-    return sp.won_markup / markups if markups else math.nan
+    sales = run.sp.sales
+    markups = sales.won_markups if sales is not None else 0
+    return sales.won_markup / markups if markups else math.nan
 
 
 def _markup_now(sp: Any) -> float:
-    """The markup of the provider's rule now (probe kept: utility pricing has none)."""
-    return getattr(pricing_of(sp), "markup", math.nan)
+    """The markup of the provider's pricing rule now (probe kept: a rule has a markup or not,
+    e.g. utility pricing has none; NaN for a provider that quotes no prices)."""
+    return getattr(sp.sales.pricing, "markup", math.nan) if sp.sales is not None else math.nan
 
 
 MARKET = ("providers", "market")

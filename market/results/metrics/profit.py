@@ -33,8 +33,7 @@ def _not_qos(kind: RunKind) -> bool:
 
 
 def _utilization(run: ProviderRun) -> float:
-    policy = run.cluster_policy
-    if policy is not None and policy.sharing == "time":  # nodes run several jobs at once
+    if run.sp.cluster is not None:  # time-shared nodes run several jobs at once
         return used_share(run.model, run.sp)
     return pct(run.rented, run.rentable)
 

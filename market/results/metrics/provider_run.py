@@ -36,15 +36,9 @@ def pct(part: float, whole: float) -> float:
     return 100.0 * part / whole if whole else math.nan
 
 
-def pools(sp: Any) -> list:
-    """The resource providers ``sp`` rents from. A deadline cluster has one resource provider
-    and no ``pools`` (probe kept until the providers share a base)."""
-    return getattr(sp, "pools", None) or [sp.resource_provider]
-
-
 def capacity(sp: Any) -> int:
     """Processors of every pool ``sp`` rents from."""
-    return sum(p.capacity for p in pools(sp))
+    return sum(p.capacity for p in sp.pools)
 
 
 class ProviderRun:
@@ -124,9 +118,3 @@ class ProviderRun:
         deadline = self.cols["deadline"]
         flagged = np.array(self.cols["best_effort"], dtype=bool)
         return self.done & (np.isnan(deadline) | flagged)
-
-    @cached_property
-    def cluster_policy(self) -> Any:
-        """The policy of a deadline cluster (Libra, EDF), None for a service provider (probe
-        kept until the providers share a base: only a cluster has ``policy``)."""
-        return getattr(self.sp, "policy", None)
