@@ -223,7 +223,7 @@ def _parameters(cls) -> str:
 def policies_page() -> str:
     """Every registered policy: its name, class, first docstring paragraph and parameters."""
     import agents.policies  # noqa: F401  (registers every policy)
-    from agents.policies.registry import ADMISSIONS, CLUSTERS, PRICINGS, SCHEDULERS
+    from agents.policies.registry import ADMISSIONS, CLUSTERS, PRICINGS, RESERVATIONS, SCHEDULERS
 
     lines = [
         "# Policies",
@@ -231,7 +231,8 @@ def policies_page() -> str:
         "Generated from the policy registry (`agents/policies/registry.py`). A scenario names a",
         "policy, with its parameters if any: `scheduler: first_profit` or",
         "`scheduler: {name: first_reward, alpha: 0.3}`. Parameters are the class's constructor",
-        "arguments, checked against their annotations. To add one, see",
+        "arguments, checked against their annotations. A field may also name a class of your own",
+        "as `module:Class`, or one an installed package declares. To add one, see",
         "[Architecture](../architecture.md#adding-a-policy).",
         "",
     ]
@@ -240,9 +241,15 @@ def policies_page() -> str:
         ("Admission policies", "service_providers.N.admission", ADMISSIONS),
         ("Pricing policies", "service_providers.N.pricing", PRICINGS),
         ("Deadline clusters", "service_providers.N.cluster", CLUSTERS),
+        (
+            "Reservation planners",
+            "none: VARQ users plan with `varq` (`batch_sites.N.varq`)",
+            RESERVATIONS,
+        ),
     )
     for title, field, table in tables:
-        lines += [f"## {title}", "", f"Scenario field: `{field}`.", ""]
+        shown = field if field.startswith("none") else f"`{field}`"
+        lines += [f"## {title}", "", f"Scenario field: {shown}.", ""]
         lines += ["| name | class | what it does | parameters |", "| --- | --- | --- | --- |"]
         for name, cls in sorted(table.items()):
             doc = inspect.cleandoc(cls.__doc__ or "").split("\n\n")[0].replace("\n", " ")

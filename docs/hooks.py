@@ -1,14 +1,15 @@
 """MkDocs hooks: what the code makes, put into the pages when the site is built.
 
 - ``<!-- gridmarket-output: run profit/default -->`` on a line of its own becomes a code block
-  of what ``gridmarket run profit/default`` prints now, so a page shows real output, never a
-  copy that goes stale;
+  of what ``gridmarket run profit/default`` prints now (on 100 columns), so a page shows real
+  output, never a copy that goes stale;
 - the API pages show the docstrings' Sphinx roles (``:class:`X```) as plain code: mkdocstrings
   renders docstrings as Markdown, where a role would stay as text before its code span.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -29,6 +30,7 @@ def command_output(args: str) -> str:
         capture_output=True,
         text=True,
         timeout=600,
+        env={**os.environ, "COLUMNS": "100"},  # the tables as a 100-column terminal shows them
     )
     if proc.returncode != 0:
         raise RuntimeError(f"gridmarket {args}: {proc.stderr.strip()}")

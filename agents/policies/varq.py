@@ -8,16 +8,21 @@ least the required one, or None ("no reservation possible"); the overhead is
 ``nodes x (deadline - t)``. We follow the text's wall time (the job's own plus the padding)
 where the pseudocode returns the padding alone. "Probability >= p" is tested as "the bound on
 the p-quantile <= deadline - t", the same test, one vectorised call; :func:`trajectory` gives
-the probabilities. Re-planning is the caller's (:mod:`agents.varq_user`). Times in hours.
+the probabilities. :class:`VarqPlanner` is the planner as a named policy
+(``make_reservation("varq", ...)``). Re-planning is the caller's (:mod:`agents.varq_user`).
+Times in hours.
 """
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
+
+from agents.policies.registry import register_reservation
 
 PAPER_STEP = 30.0 / 3600.0  # hours: the paper's 30 s trajectory step
 
@@ -115,3 +120,36 @@ def plan(
         deadline=deadline,
         nodes=int(nodes),
     )
+
+
+class ReservationPlanner(ABC):
+    """Plans a reservation on a best-effort batch queue: when to submit a job, requesting how
+    long, so that it runs by a deadline (registered by name: ``RESERVATIONS``)."""
+
+    name: ClassVar[str] = ""
+
+    @abstractmethod
+    def plan(
+        self, predictor: Predictor, nodes: int, walltime: float, now: float, deadline: float
+    ) -> VarqPlan | None:
+        """The reservation to make for ``nodes`` running from ``deadline`` for ``walltime``
+        hours, asked at ``now``, or None: no reservation is possible."""
+
+
+@register_reservation("varq")
+class VarqPlanner(ReservationPlanner):
+    """VARQ (Figure 3): the latest submission on the probability trajectory whose probability
+    of starting by the deadline is at least ``probability``, on a grid of ``step_seconds``."""
+
+    def __init__(self, probability: float, step_seconds: float = 30.0) -> None:
+        if not 0.0 < probability < 1.0:
+            raise ValueError(f"probability must lie strictly between 0 and 1, got {probability}")
+        if not step_seconds > 0:
+            raise ValueError(f"step_seconds must be > 0, got {step_seconds}")
+        self.probability = probability
+        self.step = step_seconds / 3600.0  # hours
+
+    def plan(
+        self, predictor: Predictor, nodes: int, walltime: float, now: float, deadline: float
+    ) -> VarqPlan | None:
+        return plan(predictor, nodes, walltime, now, deadline, self.probability, self.step)

@@ -1,9 +1,11 @@
 """The ``gridmarket`` command.
 
 ``gridmarket run SCENARIO [--seed N] [--set key=value ...] [--format table|json|csv]
-[--jobs-out FILE] [--market-out FILE]`` runs a scenario (each of its variants, on the same seed)
-and prints one record per service provider with its policies and every summary metric; the table
-format adds the market table where the run is a market (:mod:`market.results.outputs`), and
+[--columns a,b] [--jobs-out FILE] [--market-out FILE]`` runs a scenario (each of its variants, on
+the same seed) and prints one record per service provider with its policies and every summary
+metric, then one per batch site, VARQ user and site broker (``table``: ``sites``); the table
+format prints the provider table fitted to the terminal (or the ``--columns`` asked for), the site
+table, and the market table where the run is a market (:mod:`market.cli.tables`), and
 ``--market-out`` writes it (``RunResult.market`` of every variant) as CSV, Parquet or JSON.
 
 ``gridmarket sweep SCENARIO [--workers N] [--scheduler tcp://HOST:PORT|local] [--out DIR]
@@ -41,8 +43,10 @@ from typing import Any
 import pandas as pd
 
 from market.cli import qbets as qbets_cli
+from market.cli import scenarios as scenarios_cli
 from market.cli.formatting import cell
-from market.cli.tables import print_run_tables
+from market.cli.progress import RunProgress
+from market.cli.tables import chosen_columns, print_run_tables, run_frames, run_records
 from market.core.qbets import QbetsError
 from market.experiments.batch import BatchError, SweepInterrupted, make_executor, run_sweep
 from market.experiments.report import ReportError, make_report
@@ -52,7 +56,6 @@ from market.inputs.scenario import ScenarioError, load, parse_overrides
 from market.inputs.swf import SwfError
 from market.inputs.traces import format_trace_info, trace_info
 from market.results.export import ExportError, export_schedules
-from market.results.value_metrics import with_revenue_gain
 from market.sim.model import GridMarket, MarketStalled
 
 
@@ -73,6 +76,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", help="a scenario file, or a name such as profit/default")
     run.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
     run.add_argument(
+        "--variant",
+        action="append",
+        metavar="LABEL",
+        help="run only this variant (repeatable; default: every variant)",
+    )
+    run.add_argument(
         "--set",
         action="append",
         default=[],
@@ -80,6 +89,12 @@ def _parser() -> argparse.ArgumentParser:
         help="override a scenario field, e.g. clients.0.workload.mean_interarrival=0.3",
     )
     run.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    run.add_argument(
+        "--columns",
+        metavar="A,B",
+        help="the table's columns, by name (e.g. variant,profit,utilization; default: those "
+        "that mean something for this run, fitted to the terminal)",
+    )
     run.add_argument(
         "--jobs-out", metavar="FILE", help="write the per-job table (.csv or .parquet)"
     )
@@ -142,6 +157,7 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--skip-bad", action="store_true", help="skip malformed lines, counted")
     info.add_argument("--processors", type=int, help="machine size (default: the trace's MaxProcs)")
     qbets_cli.add_parser(trace_commands)
+    scenarios_cli.add_parser(commands)
 
     for plugin in plugins().values():
         plugin.add_arguments(commands.add_parser(plugin.NAME, help=plugin.HELP))
@@ -185,35 +201,43 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     if market_out is not None and market_out.suffix.lower() not in (".csv", ".parquet", ".json"):
         raise UsageError(f"--market-out: {market_out} must end in .csv, .parquet or .json")
     in_range("--seed", args.seed, 0, MAX_SEED)
+    try:
+        chosen = chosen_columns(args.columns)
+    except ValueError as exc:
+        raise UsageError(f"--columns: {exc}") from None
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
+    if args.variant:
+        scenario = scenarios_cli.chosen_variants(scenario, args.variant, args.scenario)
     variants = scenario.expand(args.scenario)  # validates every variant before anything runs
-    summaries, jobs, runs, markets = [], [], [], []
-    for label, variant in variants:
-        try:
-            result = GridMarket(variant, seed=args.seed).run()
-        except MarketStalled as exc:  # one line naming the cause; say which run
-            where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
-            raise MarketStalled(f"{where}: {exc}") from None
+    summaries, sites, jobs, runs, markets = [], [], [], [], []
+    with RunProgress(len(variants)) as progress:  # on a terminal only
+        results = []
+        for label, variant in variants:
+            progress.running(label)
+            try:
+                model = GridMarket(variant, seed=args.seed)
+                progress.watch(model)
+                results.append((label, variant, model.run()))
+            except MarketStalled as exc:  # one line naming the cause; say which run
+                where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
+                raise MarketStalled(f"{where}: {exc}") from None
+    for label, variant, result in results:
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
+        sites.append(result.sites.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
         markets.append(result.market.assign(variant=label, seed=result.seed))
         runs.append((label, variant, result))
-    summary = pd.concat(summaries, ignore_index=True)
-    if summary["urgent_accepted_pct"].notna().any():  # a priced workload: VQoPS's gain
-        summary = with_revenue_gain(summary, ["seed", "provider"])
-    summary = summary[["variant", "seed", *[c for c in summary if c not in ("variant", "seed")]]]
-    market = pd.concat(markets, ignore_index=True)
-    market = market[["variant", "seed", *[c for c in market if c not in ("variant", "seed")]]]
-    if args.format == "json":
-        out.write(json.dumps(json_records(summary), indent=2) + "\n")
-    elif args.format == "csv":
-        summary.to_csv(out, index=False)
+    summary, site_rows, market = run_frames(summaries, sites, markets)
+    if args.format == "table":
+        print_run_tables(summary, site_rows, market, scenario.name, out, chosen)
     else:
-        print_run_tables(summary, market, scenario.name, out)  # market/cli/tables.py
-        if "varq_jobs" in summary:
-            qbets_cli.print_varq(summary, out)
+        records = run_records(summary, site_rows)
+        if args.format == "json":
+            out.write(json.dumps(json_records(records), indent=2) + "\n")
+        else:
+            records.to_csv(out, index=False)
     if jobs_out is not None:  # after the summary: a failed write loses nothing printed
         out.flush()
         if jobs_format != "table":
@@ -435,6 +459,7 @@ def _write_frame(frame: pd.DataFrame, path: Path, option: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridmarket`` console script."""
+    _user_modules_importable()
     try:
         args = _parser().parse_args(argv)
         if args.command == "run":
@@ -449,6 +474,8 @@ def main(argv: list[str] | None = None) -> int:
             in_range("--top", args.top, 1, 10**6)
             print(report(args.results, args.top), end="")
             return 0
+        if args.command == "scenarios":
+            return scenarios_cli.run(args)
         if args.command == "trace" and args.trace_command == "qbets":
             return qbets_cli.run(args)
         if args.command == "trace":
@@ -478,6 +505,15 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     return 1
+
+
+def _user_modules_importable() -> None:
+    """Put the current directory on the module path (last, so it shadows nothing), as
+    ``python -m`` would: a scenario may name a policy of the user's own, ``mymodule:MyClass``,
+    and worker processes inherit the path."""
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.append(cwd)
 
 
 if __name__ == "__main__":

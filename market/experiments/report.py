@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 
 from market.experiments.replication_risk import outcomes, risk_table
-from market.experiments.report_figures import LABELS, figure, figure_title, short_names
+from market.experiments.report_figures import figure, figure_title, short_names
 from market.experiments.results_store import load_manifest, load_results, metric_columns
 
-__all__ = ["LABELS", "Report", "ReportError", "make_report", "risk_of", "summarize"]
+__all__ = ["Report", "ReportError", "make_report", "risk_of", "summarize"]
 
 ERRORS = {"ci95": "95 % CI", "sd": "sd"}
 RISK_NOTE = (

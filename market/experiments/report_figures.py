@@ -1,10 +1,11 @@
 """The figures of a sweep report: one metric against one swept parameter, one line per policy.
 
 Each policy keeps its colour and marker (:mod:`market.experiments.style`); axis titles are the
-sweep's ``labels`` and :data:`LABELS`; the x axis is logarithmic where the points are geometric
-(:func:`geometric`); where a policy's error bars span more than :data:`SWAMP` times the others'
-together, the y axis is cut to the others' and the subtitle says so (:func:`robust_range`);
-small multiples share one legend, each panel titled by the other parameters' values.
+sweep's ``labels`` and each metric's label in the metric registry (:mod:`market.results.metrics`);
+the x axis is logarithmic where the points are geometric (:func:`geometric`); where a policy's
+error bars span more than :data:`SWAMP` times the others' together, the y axis is cut to the
+others' and the subtitle says so (:func:`robust_range`); small multiples share one legend, each
+panel titled by the other parameters' values.
 """
 
 from __future__ import annotations
@@ -16,42 +17,7 @@ import numpy as np
 import pandas as pd
 
 from market.experiments.style import policy_styles
-
-LABELS = {
-    "offered": "jobs offered",
-    "accepted": "jobs accepted",
-    "accepted_pct": "jobs accepted (%)",
-    "completed": "jobs completed",
-    "revenue": "revenue (money)",
-    "rent": "rent (money)",
-    "profit": "profit (money)",
-    "profit_rate": "profit rate (money per hour)",
-    "profit_rate_arrivals": "profit rate over the arrivals (money per hour)",
-    "utilization": "utilization (%)",
-    "utilization_run": "utilization over the run (%)",
-    "mean_processors": "processors per job",
-    "predicted_profit": "predicted profit (money)",
-    "realised_pct": "predicted profit realised (%)",
-    "end_time": "run length (h)",
-    "unadmitted_pct": "jobs not admitted (%)",
-    "unadmitted_work_pct": "work not admitted (% of processor-hours)",
-    "deadlines_missed": "deadlines missed (jobs)",
-    "mean_response": "mean response time (h)",
-    "mean_slowdown": "mean bounded slowdown",
-    "deadlines_fulfilled_pct": "deadlines fulfilled (% of jobs)",
-    "mean_slowdown_fulfilled": "mean slowdown of fulfilled jobs",
-    "urgent_accepted_pct": "urgent jobs accepted (%)",
-    "normal_accepted_pct": "normal jobs accepted (%)",
-    "market_share_pct": "market share (% of jobs placed)",
-    "win_rate_pct": "quotes won (%)",
-    "mean_price": "mean price of the quotes won (money)",
-    "varq_predicted_pct": "VARQ success predicted (%)",
-    "varq_success_pct": "VARQ success observed (%)",
-    "varq_jobs": "VARQ reservations made",
-    "varq_refused": "VARQ requests refused",
-    "overhead_ratio": "allocation overhead (used / needed node-hours)",
-    "site_mean_wait_h": "mean queue wait at the site (h)",
-}
+from market.results.metrics import label as metric_label
 
 #: A policy whose error bars span more than this many times the others' span is clipped.
 SWAMP = 5.0
@@ -122,7 +88,7 @@ def fmt(value) -> str:
 
 def figure_title(metric: str, x: str, manifest: dict, short: str) -> str:
     """A figure's title: the metric's label against the parameter's axis title."""
-    label = LABELS.get(metric, metric)
+    label = metric_label(metric)
     x_title = (manifest.get("labels") or {}).get(x) or short or x
     return f"{label} vs {x_title}" if short else f"{label} by policy"
 
@@ -157,7 +123,7 @@ def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
         data[x] = data[x].astype(str)
     if facet:
         orders[facet] = list(dict.fromkeys(data.sort_values(others, kind="stable")[facet]))
-    label = LABELS.get(metric, metric)
+    label = metric_label(metric)
     x_title = labels.get(x) or short or x
     styles = policy_styles(policies)
     common = {

@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from market.experiments.report_figures import LABELS
+from market.results.metrics import label as metric_label
 
 __all__ = [
     "STAMP",
@@ -128,7 +128,7 @@ def markdown_block(
         first = across(table, parameters)
         lines += [f"Columns: {names[first]} (`{first}`).", ""]
     for metric in metrics:
-        lines += [f"**{LABELS.get(metric, metric)}** (`{metric}`)", ""]
+        lines += [f"**{metric_label(metric)}** (`{metric}`)", ""]
         lines += [metric_table(table, metric, parameters, names), ""]
     for title, html, png in figures:  # each embedded: its PNG, else the interactive page
         lines += [f"[{title}]({_relative(html, page)})", ""]

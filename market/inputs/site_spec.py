@@ -106,8 +106,7 @@ class BatchSiteSpec(BaseModel):
     varq: VarqTraceSpec | None = Field(None, description="Table 4's trace-driven VARQ users")
     random_users: list[RandomVarqSpec] = Field(default_factory=list, description="§4.1")
     brokers: list[BrokerSpec] = Field(
-        default_factory=list,
-        description="service providers selling on this site (agents.site_broker)",
+        default_factory=list, description="service providers renting from this site by VARQ"
     )
 
     @model_validator(mode="after")

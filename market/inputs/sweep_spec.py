@@ -8,8 +8,8 @@
 by :class:`numpy.random.SeedSequence`: with ``seeds: common`` every point and variant shares it
 (common random numbers, as the papers compare policies), with ``independent`` it also hashes the
 point's values. Seeds never move when points, variants or replications are added, so
-``--resume`` can extend a sweep. ``metrics`` picks from :data:`SUMMARY_METRICS`; ``labels``
-names a parameter with its unit for the reports' axes.
+``--resume`` can extend a sweep. ``metrics`` picks metrics (checked against the registry,
+:mod:`market.results.metrics`, by the sweep plan); ``labels`` names a parameter for the axes.
 """
 
 from __future__ import annotations
@@ -22,55 +22,6 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-
-#: The summary metrics of :func:`market.results.provider_metrics.provider_summary` that a sweep can
-# keep, with the
-#: type they are stored as (counts as integers, everything else as floats).
-#: ``tests/model/test_batch.py`` checks that this is exactly the numeric part of a run's summary.
-SUMMARY_METRICS: dict[str, type] = {
-    "offered": int,
-    "accepted": int,
-    "accepted_pct": float,
-    "completed": int,
-    "revenue": float,
-    "rent": float,
-    "profit": float,
-    "profit_rate": float,
-    "utilization": float,
-    "mean_processors": float,
-    "predicted_profit": float,
-    "realised_pct": float,
-    "unadmitted_pct": float,
-    "unadmitted_work_pct": float,
-    "deadlines_missed": int,
-    "mean_response": float,
-    "mean_slowdown": float,
-    "end_time": float,
-    "profit_rate_arrivals": float,
-    "utilization_run": float,
-    "urgent_accepted_pct": float,
-    "normal_accepted_pct": float,
-    "deadlines_fulfilled_pct": float,
-    "mean_slowdown_fulfilled": float,
-    "market_share_pct": float,
-    "win_rate_pct": float,
-    "mean_price": float,
-    "mean_markup": float,
-}
-
-#: The metrics of batch sites and VARQ users (:func:`agents.site_summary.site_rows`), on rows
-#: of their own; NaN on a service provider's row.
-SITE_METRICS: dict[str, type] = dict.fromkeys(
-    [
-        "varq_requests", "varq_refused", "varq_jobs", "varq_predicted_pct", "varq_success_pct",
-        "overhead_ratio", "varq_needed_node_hours", "varq_used_node_hours",
-        "varq_worst_overhead_node_hours", "varq_killed", "site_jobs", "site_killed",
-        "site_mean_wait_h", "qbets_changepoints", "required_probability",
-        "promised_probability_pct", "promises_kept_pct", "qbets_jobs", "qbets_correct_pct",
-        "qbets_median_tightness",
-    ],
-    float,
-)  # fmt: skip
 
 #: Columns of the summary that name the provider and its policies (always kept).
 IDENTITY_COLUMNS = ("provider", "scheduler", "admission")
@@ -215,9 +166,6 @@ class SweepSpec(BaseModel):
             return None
         if not metrics:
             raise ValueError("list at least one metric, or leave metrics out to keep all")
-        for name in metrics:
-            if name not in SUMMARY_METRICS and name not in SITE_METRICS:
-                raise ValueError(f"unknown metric {name!r} (have: {', '.join(SUMMARY_METRICS)})")
         dupes = sorted({m for m in metrics if metrics.count(m) > 1})
         if dupes:
             raise ValueError(f"{dupes[0]!r} is listed twice")

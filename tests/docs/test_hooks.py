@@ -21,12 +21,13 @@ HOOKS = runpy.run_path(str(ROOT / "docs" / "hooks.py"), run_name="hooks")
         ("papers/market.md", "run market/competition", ROOT / "scenarios/market/competition.yaml"),
     ],
 )
-def test_a_page_shows_what_the_command_prints(page, args, scenario, capsys):
+def test_a_page_shows_what_the_command_prints(page, args, scenario, capsys, monkeypatch):
     marker = f"<!-- gridmarket-output: {args} -->"
     assert marker in (ROOT / "docs" / page).read_text(encoding="utf-8")
     shown = HOOKS["with_outputs"](f"before\n{marker}\nafter").splitlines()
     assert shown[:3] == ["before", "```text", f"$ gridmarket {args}"]
     assert shown[-2:] == ["```", "after"]
+    monkeypatch.setenv("COLUMNS", "100")
     assert main(["run", str(scenario)]) == 0
     printed = capsys.readouterr().out.rstrip("\n").splitlines()
     assert [line.rstrip() for line in shown[3:-2]] == [line.rstrip() for line in printed]

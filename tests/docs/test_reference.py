@@ -60,10 +60,10 @@ def test_scenario_page_has_every_field_with_its_description():
 
 def test_policies_page_has_every_policy_and_parameter():
     import agents.policies  # noqa: F401
-    from agents.policies.registry import ADMISSIONS, CLUSTERS, PRICINGS, SCHEDULERS
+    from agents.policies.registry import ADMISSIONS, CLUSTERS, PRICINGS, RESERVATIONS, SCHEDULERS
 
     page = GEN["policies_page"]()
-    for table in (SCHEDULERS, ADMISSIONS, CLUSTERS, PRICINGS):
+    for table in (SCHEDULERS, ADMISSIONS, CLUSTERS, PRICINGS, RESERVATIONS):
         for name, cls in table.items():
             assert f"| `{name}` | `{cls.__module__}.{cls.__qualname__}` |" in page
     assert "`alpha`: float = `0.3`" in page  # FirstReward's parameter and its default

@@ -24,7 +24,7 @@ def table4():
                 "batch_sites.0.varq.probability": p,
             }
         )
-        rows[f, p] = GridMarket(scenario).run().summary.iloc[0]
+        rows[f, p] = GridMarket(scenario).run().sites.iloc[0]
     return rows
 
 
