@@ -36,24 +36,33 @@ import sys
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from market.cli import qbets as qbets_cli
-from market.cli.formatting import cell
-from market.cli.tables import print_run_tables
-from market.core.qbets import QbetsError
-from market.experiments.batch import BatchError, SweepInterrupted, make_executor, run_sweep
-from market.experiments.report import ReportError, make_report
-from market.experiments.sweep import SweepPlan
-from market.inputs.limits import MAX_SEED
-from market.inputs.scenario import ScenarioError, load, parse_overrides
-from market.inputs.swf import SwfError
-from market.inputs.traces import format_trace_info, trace_info
-from market.results.export import ExportError, export_schedules
-from market.results.value_metrics import with_revenue_gain
-from market.sim.model import GridMarket, MarketStalled
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# Each command imports what it runs (the model, pandas, the sweep machinery) when it runs, so
+# that ``--version`` and ``--help`` need none of them. The errors reported in one line, by the
+# module that defines them: a module not imported cannot have raised its error.
+ONE_LINE_ERRORS = (
+    ("market.core.errors", "ScenarioError"),
+    ("market.experiments.executors", "BatchError"),
+    ("market.experiments.report", "ReportError"),
+    ("market.inputs.swf", "SwfError"),
+    ("market.core.qbets", "QbetsError"),
+    ("market.sim.model", "MarketStalled"),
+)
+
+
+def one_line_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is bad input reported as one line (exit status 2), not a bug."""
+    return isinstance(exc, UsageError) or any(
+        isinstance(exc, getattr(sys.modules[module], name))
+        for module, name in ONE_LINE_ERRORS
+        if module in sys.modules
+    )
 
 
 class UsageError(Exception):
@@ -172,6 +181,14 @@ def in_range(option: str, value: int | None, low: int, high: int) -> None:
 
 def run_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket run``: every variant of the scenario on one seed."""
+    import pandas as pd
+
+    from market.cli.tables import print_run_tables
+    from market.inputs.limits import MAX_SEED
+    from market.inputs.scenario import load, parse_overrides
+    from market.results.value_metrics import with_revenue_gain
+    from market.sim.model import GridMarket, MarketStalled
+
     out = sys.stdout if out is None else out
     jobs_out = Path(args.jobs_out) if args.jobs_out else None
     jobs_format = _jobs_format(jobs_out, args.jobs_format)
@@ -211,6 +228,8 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     if jobs_out is not None:  # after the summary: a failed write loses nothing printed
         out.flush()
         if jobs_format != "table":
+            from market.results.export import ExportError, export_schedules
+
             try:
                 export_schedules(jobs_out, jobs_format, runs)
             except ExportError as exc:
@@ -238,6 +257,10 @@ def json_records(frame: pd.DataFrame) -> list[dict]:
 
 def sweep_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket sweep``: every run of the scenario's sweep that ``--out`` does not hold."""
+    from market.experiments.batch import SweepInterrupted, make_executor, run_sweep
+    from market.experiments.sweep import SweepPlan
+    from market.inputs.scenario import load, parse_overrides
+
     out = sys.stdout if out is None else out
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers: must be >= 1")
@@ -297,6 +320,7 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
 
 def _print_sweep_risk(target: Path, out) -> None:
     """The risk table of the finished sweep in ``target``, when its results have profit."""
+    from market.experiments.executors import BatchError
     from market.experiments.report import risk_of
     from market.experiments.results_store import load_manifest, load_results
 
@@ -330,6 +354,8 @@ def _sigterm_interrupts():
 
 def report_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket report``: the figures of a sweep, one per metric and parameter."""
+    from market.experiments.report import make_report
+
     out = sys.stdout if out is None else out
     metrics = None
     if args.metrics is not None:
@@ -352,6 +378,8 @@ def print_risk(table: pd.DataFrame, out) -> None:
     outcome's mean +- 95 % CI, 5 % quantile, CVaR at 5 % and P(loss)."""
     from rich.console import Console
     from rich.table import Table
+
+    from market.cli.formatting import cell
 
     keys = list(table.columns[: list(table.columns).index("outcome")])
     if "provider" in keys and table["provider"].nunique() == 1:
@@ -424,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "trace" and args.trace_command == "qbets":
             return qbets_cli.run(args)
         if args.command == "trace":
+            from market.inputs.traces import format_trace_info, trace_info
+
             in_range("--processors", args.processors, 1, 10**9)
             info = trace_info(args.file, skip_bad=args.skip_bad, max_procs=args.processors)
             print(format_trace_info(info))
@@ -431,15 +461,9 @@ def main(argv: list[str] | None = None) -> int:
         plugin = plugins().get(args.command)
         if plugin is not None:
             return plugin.run(args)
-    except (
-        UsageError,
-        ScenarioError,
-        BatchError,
-        ReportError,
-        SwfError,
-        QbetsError,
-        MarketStalled,
-    ) as exc:
+    except Exception as exc:
+        if not one_line_error(exc):
+            raise
         print(f"gridmarket: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,0 +1,55 @@
+"""``gridmarket --version`` and ``--help`` need neither Mesa nor pandas: each command imports what
+it runs when it runs (the command line answers at once; the speed is a benchmark's, this checks
+what is imported, in a fresh interpreter)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+HEAVY = ("mesa", "pandas", "numpy", "scipy", "pyarrow", "pydantic", "market.sim")
+
+PROBE = """
+import json, sys
+from market.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def imported_by(*argv: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+    )
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["run", "--help"]])
+def test_version_and_help_import_no_heavy_package(argv):
+    modules = imported_by(*argv)
+    assert "market.cli.main" in modules  # the probe ran the command line
+    heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY or m.startswith(HEAVY))
+    assert heavy == [], f"gridmarket {' '.join(argv)} imported {heavy[:5]}"
+
+
+def test_a_bad_scenario_is_still_one_line_after_the_lazy_imports(tmp_path, capsys):
+    from market.cli.main import main
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nclients: 3\n")
+    assert main(["run", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gridmarket: error: ") and err.count("\n") == 1
