@@ -53,3 +53,23 @@ def test_a_bad_scenario_is_still_one_line_after_the_lazy_imports(tmp_path, capsy
     assert main(["run", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gridmarket: error: ") and err.count("\n") == 1
+
+
+def test_the_script_ends_at_once_after_a_run_with_its_output_complete():
+    # As the console script (no argv): the output is flushed, then the process ends without the
+    # interpreter's teardown (the atexit hook below never runs).
+    script = (
+        "import atexit, sys; atexit.register(lambda: print('teardown', file=sys.stderr)); "
+        "from market.cli.main import main; sys.exit(main())"
+    )
+    argv = ["run", "profit/default", "--set", "clients.0.workload.jobs=20", "--format", "csv"]
+    done = subprocess.run(
+        [sys.executable, "-c", script, *argv],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+    )
+    assert done.returncode == 0 and "teardown" not in done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("variant,seed,provider") and len(lines) == 1 + 8  # 8 variants
