@@ -1,7 +1,8 @@
 """``make bench``: gridmarket's EASY replay beside the minimal reference loop
 (tests/benchmarks/easy_loop.py), AccaSim and CQSim where they are installed, start-up and memory,
 each figure with its target beside it, as a ratio. Prints the table; ``--markdown PAGE`` also
-writes it as the benchmarks page (docs/benchmarks.md), so no figure there is typed by hand.
+writes it into the benchmarks page (docs/benchmarks.md, between its ``make bench`` markers; the
+rest of the page is left as it is), so no figure there is typed by hand.
 
 Every figure is measured in a process of its own (CPU seconds and peak RSS from ``wait4``; this
 driver imports nothing of the market, whose memory a forked child's peak would count), the
@@ -271,14 +272,19 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
     return out
 
 
+START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
+
+
 def markdown(f: dict, table: list, command: str) -> str:
+    """The figures as a Markdown block between :data:`START` and :data:`END`."""
     commit = subprocess.run(
         ["git", "-C", str(ROOT), "log", "-1", "--format=%h %s"], capture_output=True, text=True
     ).stdout.strip()
     lines = [
-        "# Benchmarks",
+        START,
+        "## The EASY replay against the reference loop, AccaSim and CQSim",
         "",
-        "Written by `make bench` (`tests/benchmarks/compare.py`); do not edit by hand.",
+        "Written by `make bench` (`tests/benchmarks/compare.py`): edit the script, not this block.",
         "",
         f"- command: `{command}`",
         f"- commit: {commit}",
@@ -286,13 +292,28 @@ def markdown(f: dict, table: list, command: str) -> str:
         f"{platform.python_version()}; load average {f['load'][0][0]:.1f} before, "
         f"{f['load'][1][0]:.1f} after",
         f"- CPU seconds (user + system) and peak RSS of whole processes, medians of "
-        f"{f['rounds']} alternating rounds ({f['external_rounds']} for AccaSim and CQSim)",
+        f"{f['rounds']} alternating rounds ({f['external_rounds']} for AccaSim and CQSim); the "
+        "reference loop is tests/benchmarks/easy_loop.py, the same schedule in plain Python",
         "",
         "| measure | gridmarket | reference | ratio | target |",
         "|---|---|---|---|---|",
+        *("| " + " | ".join(row) + " |" for row in table),
+        END,
     ]
-    lines += ["| " + " | ".join(row) + " |" for row in table]
     return "\n".join(lines) + "\n"
+
+
+def write_page(path: Path, block: str) -> None:
+    """Put ``block`` in the page at ``path``: in place of the previous block, else at the end
+    (a new page gets a title), leaving the rest of the page as it is."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    if START in text and END in text:
+        before, rest = text.split(START, 1)
+        text = before + block.rstrip("\n") + rest.split(END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -315,8 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"({time.time() - started:.0f} s)", file=sys.stderr)
     if args.markdown:
         command = "python tests/benchmarks/compare.py " + " ".join(argv or sys.argv[1:])
-        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.markdown).write_text(markdown(figures, table, command), encoding="utf-8")
+        write_page(Path(args.markdown), markdown(figures, table, command))
     return 0
 
 
