@@ -36,33 +36,14 @@ import sys
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from market.cli import qbets as qbets_cli
+from market.cli import scenarios as scenarios_cli
+from market.cli.ending import exit_now, one_line_error
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (each command imports what it runs when it runs: market/cli/ending.py)
     import pandas as pd
-
-# Each command imports what it runs (the model, pandas, the sweep machinery) when it runs, so
-# that ``--version`` and ``--help`` need none of them. The errors reported in one line, by the
-# module that defines them: a module not imported cannot have raised its error.
-ONE_LINE_ERRORS = (
-    ("market.core.errors", "ScenarioError"),
-    ("market.experiments.executors", "BatchError"),
-    ("market.experiments.report", "ReportError"),
-    ("market.inputs.swf", "SwfError"),
-    ("market.core.qbets", "QbetsError"),
-    ("market.sim.model", "MarketStalled"),
-)
-
-
-def one_line_error(exc: BaseException) -> bool:
-    """Whether ``exc`` is bad input reported as one line (exit status 2), not a bug."""
-    return isinstance(exc, UsageError) or any(
-        isinstance(exc, getattr(sys.modules[module], name))
-        for module, name in ONE_LINE_ERRORS
-        if module in sys.modules
-    )
 
 
 class UsageError(Exception):
@@ -81,6 +62,12 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a scenario and print its summary")
     run.add_argument("scenario", help="a scenario file, or a name such as profit/default")
     run.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
+    run.add_argument(
+        "--variant",
+        action="append",
+        metavar="LABEL",
+        help="run only this variant (repeatable; default: every variant)",
+    )
     run.add_argument(
         "--set",
         action="append",
@@ -145,6 +132,7 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--skip-bad", action="store_true", help="skip malformed lines, counted")
     info.add_argument("--processors", type=int, help="machine size (default: the trace's MaxProcs)")
     qbets_cli.add_parser(trace_commands)
+    scenarios_cli.add_parser(commands)
 
     for plugin in plugins().values():
         plugin.add_arguments(commands.add_parser(plugin.NAME, help=plugin.HELP))
@@ -183,6 +171,7 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket run``: every variant of the scenario on one seed."""
     import pandas as pd
 
+    from market.cli.progress import RunProgress
     from market.cli.tables import print_run_tables
     from market.inputs.limits import MAX_SEED
     from market.inputs.scenario import load, parse_overrides
@@ -199,14 +188,22 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
+    if args.variant:
+        scenario = scenarios_cli.chosen_variants(scenario, args.variant, args.scenario)
     variants = scenario.expand(args.scenario)  # validates every variant before anything runs
     summaries, jobs, runs, markets = [], [], [], []
-    for label, variant in variants:
-        try:
-            result = GridMarket(variant, seed=args.seed).run()
-        except MarketStalled as exc:  # one line naming the cause; say which run
-            where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
-            raise MarketStalled(f"{where}: {exc}") from None
+    with RunProgress(len(variants)) as progress:  # on a terminal only
+        results = []
+        for label, variant in variants:
+            progress.running(label)
+            try:
+                model = GridMarket(variant, seed=args.seed)
+                progress.watch(model)
+                results.append((label, variant, model.run()))
+            except MarketStalled as exc:  # one line naming the cause; say which run
+                where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
+                raise MarketStalled(f"{where}: {exc}") from None
+    for label, variant, result in results:
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
         markets.append(result.market.assign(variant=label, seed=result.seed))
@@ -433,22 +430,11 @@ def _write_frame(frame: pd.DataFrame, path: Path, option: str) -> None:
         raise UsageError(f"{option}: cannot write {path} ({reason})") from None
 
 
-def exit_now(code: int) -> NoReturn:
-    """End the process with ``code`` at once, after flushing stdout and stderr: the objects of a
-    finished run are not freed one by one at interpreter exit, work nobody waits for."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BrokenPipeError:
-            code = 141
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridmarket`` console script. Called without ``argv`` (as the
-    script), a ``run`` that ends well ends the process at once (:func:`exit_now`)."""
+    script), a ``run`` that ends well ends the process at once
+    (:func:`market.cli.ending.exit_now`)."""
+    _user_modules_importable()
     try:
         args = _parser().parse_args(argv)
         if args.command == "run":
@@ -466,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
             in_range("--top", args.top, 1, 10**6)
             print(report(args.results, args.top), end="")
             return 0
+        if args.command == "scenarios":
+            return scenarios_cli.run(args)
         if args.command == "trace" and args.trace_command == "qbets":
             return qbets_cli.run(args)
         if args.command == "trace":
@@ -479,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         if plugin is not None:
             return plugin.run(args)
     except Exception as exc:
-        if not one_line_error(exc):
+        if not (isinstance(exc, UsageError) or one_line_error(exc)):
             raise
         print(f"gridmarket: error: {exc}", file=sys.stderr)
         return 2
@@ -491,6 +479,15 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     return 1
+
+
+def _user_modules_importable() -> None:
+    """Put the current directory on the module path (last, so it shadows nothing), as
+    ``python -m`` would: a scenario may name a policy of the user's own, ``mymodule:MyClass``,
+    and worker processes inherit the path."""
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.append(cwd)
 
 
 if __name__ == "__main__":
