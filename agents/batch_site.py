@@ -23,10 +23,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-import mesa
-
+from agents.participant import Participant
 from agents.policies.backfill import EASY
 from agents.policies.base import PlanContext
 from agents.site_summary import site_rows
@@ -41,6 +40,21 @@ if TYPE_CHECKING:
     from market.sim.model import GridMarket
 
 _NOTHING = UtilityFunction.constant(0.0)
+
+
+class SiteUser(Protocol):
+    """An agent submitting to a site: the site is idle only once every user is done."""
+
+    name: str
+
+    @property
+    def exhausted(self) -> bool:
+        """Nothing more to submit."""
+        ...
+
+    def summary(self) -> dict[str, Any]:
+        """Its row of the run summary (with the site's figures: :mod:`agents.site_summary`)."""
+        ...
 
 
 class SiteError(ValueError):
@@ -86,8 +100,9 @@ def _exactly(start: float, end: float) -> float:
     return d
 
 
-class BatchSiteAgent(mesa.Agent):
-    """A batch site (see the module docstring).
+class BatchSiteAgent(Participant):
+    """A batch site (see the module docstring); a participant, idle once its trace is replayed,
+    its queue empty and every user submitting to it is done.
 
     Args:
         model: the market.
@@ -115,7 +130,7 @@ class BatchSiteAgent(mesa.Agent):
         self._price = PriceSchedule.constant(0.0)
         self.queue: list[Job] = []
         self.jobs: dict[int, SiteJob] = {}
-        self.users: list = []  # agents submitting here, each with ``exhausted``
+        self.users: list[SiteUser] = []  # agents submitting here (VARQ users, brokers)
         self.busy = 0
         self.running = 0
         self.killed = 0

@@ -12,8 +12,7 @@ Work it saves, keyed by its own key (the instant and the pool's ``version``, whi
 provider bumps on every lease and availability change), and only when ``reuse`` is on (the
 model's ``fast`` switch, see :mod:`market.sim.clock`):
 
-- one :class:`~agents.policies.base.PlanContext` per key, and a
-  :class:`~agents.policies.base.RankMemo` of the jobs' ranks at the instant;
+- one :class:`~agents.policies.base.PlanContext` per key;
 - the plan admission built with a job: when that job is committed and nothing changed before the
   next scheduler run (same key, same queue), that plan is followed instead of planning again.
   Plans are pure functions of (context, queue, pins), so the reused plan is the one planning
@@ -26,15 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from agents.policies.base import (
-    Admission,
-    Decision,
-    Placement,
-    Plan,
-    PlanContext,
-    RankMemo,
-    Scheduler,
-)
+from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
 from agents.policies.risk import plan_within_risk, start_early
 from market.core.capacity import CapacityProfile
 from market.core.forecast import Forecast
@@ -123,7 +114,6 @@ class Planner:
         self.queue: list[Job] = []  # admitted, not started, in the order plans take them
         self.shapes: dict[int, int] = {}  # the shape each queued job was admitted on
         self.reused = 0  # plans followed as admission made them (not planned again)
-        self._ranks = RankMemo() if reuse else None
         self._recorder = _Recorder(scheduler)
         # Keyed by the instant and the pool's version: the context, (now, version, context);
         # the plan admission made with the last job quoted, (job id, now, version, plan); with
@@ -131,6 +121,12 @@ class Planner:
         self._context: tuple[float, int, PlanContext] | None = None
         self._quoted: tuple[int, float, int, Plan] | None = None
         self._admitted: tuple[float, int, list[Job], Plan] | None = None
+
+    @property
+    def confidence(self) -> float:
+        """The probability with which its plans are kept: ``1 - risk`` on a pool that varies,
+        else 1 (a promise's confidence, :meth:`agents.policies.pricing.Pricing.quote`)."""
+        return 1.0 if self.risk is None or not self.pool.varies else 1.0 - self.risk
 
     def context(self, now: float) -> PlanContext:
         """What the provider knows at ``now``: the capacity to plan on (the pool's free
@@ -144,7 +140,7 @@ class Planner:
             capacity = forecast.profile(self.risk)
         else:  # every plan is certain: plan on the pool, as a risk-aware provider would too
             forecast, capacity = None, pool.free_profile(now)
-        ctx = PlanContext(now, capacity, pool.price, forecast, self.risk, self.shapes, self._ranks)
+        ctx = PlanContext(now, capacity, pool.price, forecast, self.risk, self.shapes)
         self._context = (now, pool.version, ctx)
         return ctx
 

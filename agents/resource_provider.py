@@ -50,7 +50,7 @@ from market.inputs.scenario import UncertaintySpec
 if TYPE_CHECKING:
     import numpy as np
 
-    from agents.service_provider import ServiceProviderAgent
+    from agents.provider import Provider
     from market.sim.model import GridMarket
 
 
@@ -104,7 +104,7 @@ class ResourceProviderAgent(mesa.Agent):
         if self.varies:
             mean = capacity * (1.0 - self.uncertainty.overbooking)
             self.most_available = self.availability_model.most(mean, NEVER)
-        self.tenants: list[ServiceProviderAgent] = []
+        self.tenants: list[Provider] = []
         self.leases: dict[int, Lease] = {}
         self._ends = LeaseEnds(capacity)  # the leases' announced ends
         self.in_use = 0
@@ -153,20 +153,13 @@ class ResourceProviderAgent(mesa.Agent):
         return self._ends.profile(now)
 
     def rent(
-        self,
-        tenant: str,
-        processors: int,
-        until: float,
-        job: int | None = None,
-        now: float | None = None,
+        self, tenant: str, processors: int, until: float, job: int | None = None
     ) -> Lease | None:
-        """Lease ``processors`` from now (``now``: the model's time, if the caller has it) until
-        about ``until``; None if not that many are free."""
+        """Lease ``processors`` from now until about ``until``; None if not that many are
+        free."""
         if processors > self.available():
             return None
-        if now is None:
-            now = self.model.time
-        lease = Lease(self._next_lease, tenant, job, processors, now, until)
+        lease = Lease(self._next_lease, tenant, job, processors, self.model.clock.now, until)
         if self.utilization_premium:
             lease.factor = self.price_factor()
         self._next_lease += 1
@@ -186,15 +179,13 @@ class ResourceProviderAgent(mesa.Agent):
         if self.utilization_premium:
             self.price = self.schedule.scaled(self.price_factor())
 
-    def release(self, lease: Lease, now: float | None = None) -> float:
-        """End ``lease`` now (``now``: the model's time, if the caller has it); the tenant pays
-        rent for the time it held the processors."""
+    def release(self, lease: Lease) -> float:
+        """End ``lease`` now; the tenant pays rent for the time it held the processors."""
         del self.leases[lease.id]
         self._ends.add(lease.until, -lease.processors)
         self.in_use -= lease.processors
         self.version += 1
-        if now is None:
-            now = self.model.time
+        now = self.model.clock.now
         self.rented_hours += lease.processors * (now - lease.start)
         if self.utilization_premium:
             self._post_price()
@@ -204,7 +195,7 @@ class ResourceProviderAgent(mesa.Agent):
         self.model.ledger.transfer(now, lease.tenant, self.name, rent, Kind.RENT, lease.job)
         return rent
 
-    def freed(self, by: ServiceProviderAgent) -> None:
+    def freed(self, by: Provider) -> None:
         """``by`` released processors now: every other tenant with waiting jobs runs its
         scheduler (§3.3: "whenever ... the number of available resources changes"); ``by``
         runs its own anyway. Told once per completion event, after all its releases."""

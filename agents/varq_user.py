@@ -2,13 +2,13 @@
 §4.1, §4.4).
 
 A request is (nodes, wall time, runtime, deadline, required probability p). The user asks
-:func:`agents.policies.varq.plan` on the site's QBETS; "no reservation possible" is a refusal.
-Otherwise it waits until the planned submission time, re-planning every ``replan_interval`` hours
-meanwhile (§3: "continually generates new probability trajectories while waiting"; a re-plan that
-finds no qualifying point keeps the previous plan, our choice: the reservation was granted), then
-submits a job requesting the padded wall time that holds its nodes idle until the deadline
-(:class:`agents.batch_site.SiteJob` ``hold_until``) and is charged for it. The reservation
-succeeds if the job is running at the deadline (it started by then).
+VARQ's planner (:class:`agents.policies.varq.VarqPlanner`) on the site's QBETS; "no reservation
+possible" is a refusal. Otherwise it waits until the planned submission time, re-planning every
+``replan_interval`` hours meanwhile (§3: "continually generates new probability trajectories
+while waiting"; a re-plan that finds no qualifying point keeps the previous plan, our choice: the
+reservation was granted), then submits a job requesting the padded wall time that holds its
+nodes idle until the deadline (:class:`agents.batch_site.SiteJob` ``hold_until``) and is charged
+for it. The reservation succeeds if the job is running at the deadline (it started by then).
 
 - :class:`TraceVarqUser` (§4.4, Table 4): the trace jobs chosen as VARQ jobs, each asking at its
   submission for the next deadline on a grid (every 6 h); a refused one is submitted as a plain
@@ -32,7 +32,7 @@ import mesa
 import numpy as np
 
 from agents.batch_site import BatchSiteAgent, SiteJob
-from agents.policies import varq
+from agents.policies import make_reservation, varq
 from market.inputs.workloads.site_trace import SiteTrace
 
 if TYPE_CHECKING:
@@ -75,8 +75,9 @@ class VarqUser(mesa.Agent):
         super().__init__(model)
         self.name = name
         self.site = site
+        self.planner = make_reservation("varq", probability=probability, step_seconds=step_seconds)
         self.required = probability
-        self.step = step_seconds / 3600.0
+        self.step = self.planner.step  # hours
         self.replan_interval = replan_interval
         self.records: list[VarqRecord] = []
         self.refused = 0
@@ -92,9 +93,7 @@ class VarqUser(mesa.Agent):
         """Ask for ``nodes`` running from ``deadline`` for ``walltime`` hours; False if no
         reservation is possible."""
         now = self.model.time
-        plan = varq.plan(
-            self.site.predictor, nodes, walltime, now, deadline, self.required, self.step
-        )
+        plan = self.planner.plan(self.site.predictor, nodes, walltime, now, deadline)
         self.latest = (nodes, walltime, now, deadline, plan)
         if plan is None:
             self.refused += 1
@@ -115,10 +114,9 @@ class VarqUser(mesa.Agent):
     def _wake(self, due: list[int], now: float) -> None:
         for record in [self._records.pop(i) for i in due]:
             if record.plan.submit_at > now + 1e-12:  # re-plan while waiting (§3)
-                again = varq.plan(
-                    self.site.predictor, record.nodes, record.walltime, now, record.deadline,
-                    self.required, self.step,
-                )  # fmt: skip
+                again = self.planner.plan(
+                    self.site.predictor, record.nodes, record.walltime, now, record.deadline
+                )
                 if again is not None:
                     record.plan = again
             self._wait_or_submit(record)

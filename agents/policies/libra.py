@@ -27,14 +27,15 @@ runtime estimates for deadline constrained job admission control in clusters", I
   a job is rejected when it is selected, if its deadline has passed or cannot be met by its
   runtime estimate; without it, every job runs.
 
-These are cluster policies (``service_providers.N.cluster: libra``), registered by name in
-:data:`agents.policies.registry.CLUSTERS`; the provider that runs them is
+These are cluster policies (:class:`ClusterPolicy`; ``service_providers.N.cluster: libra``),
+registered by name in :data:`agents.policies.registry.CLUSTERS`; the provider that runs them is
 :mod:`agents.cluster_provider`.
 """
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from typing import ClassVar, Literal, NamedTuple
 
 import numpy as np
@@ -69,15 +70,48 @@ def deadline_delay_risk(values: list[float]) -> tuple[float, float]:
     return float(arr.mean()), float(arr.std())
 
 
-class ClusterPolicy:
-    """A deadline cluster policy: ``sharing`` says which cluster it runs on."""
+class ClusterPolicy(ABC):
+    """A deadline cluster policy (``service_providers.N.cluster``). A policy subclasses
+    :class:`TimeSharing` or :class:`SpaceSharing`, which say what the cluster provider asks it."""
 
     name: ClassVar[str] = ""
-    sharing: ClassVar[Literal["time", "space"]] = "time"
+
+    @property
+    @abstractmethod
+    def sharing(self) -> Literal["time", "space"]:
+        """Whether the cluster's nodes are time-shared or space-shared."""
 
     def label(self) -> str:
         """How the summary names the cluster's scheduler."""
         return f"{self.sharing}_shared"
+
+
+class TimeSharing(ClusterPolicy):
+    """A policy for time-shared nodes: it picks the nodes of a job at submission, or rejects it
+    (:class:`agents.cluster_provider.TimeSharedProvider`)."""
+
+    sharing: ClassVar[Literal["time", "space"]] = "time"
+    #: How a node's unused share is spent (:data:`market.core.timeshare.UNUSED_SHARE_RULES`).
+    unused_share: UnusedShare = "idle"
+
+    @abstractmethod
+    def choose(self, cluster: TimeSharedCluster, now: float, job: Job) -> NodeChoice:
+        """The nodes for ``job`` now, or a rejection with its reason."""
+
+
+class SpaceSharing(ClusterPolicy):
+    """A policy for space-shared processors: it orders the queue and decides, when a job is
+    selected, whether it may start (:class:`agents.cluster_provider.EDFProvider`)."""
+
+    sharing: ClassVar[Literal["time", "space"]] = "space"
+
+    @abstractmethod
+    def priority(self, job: Job) -> tuple:
+        """The queue's order: the lowest priority is selected first."""
+
+    @abstractmethod
+    def admits(self, job: Job, now: float) -> bool:
+        """Whether the selected ``job`` may start now (else it is rejected)."""
 
 
 def _job_numbers(job: Job, now: float) -> tuple[int, float, float]:
@@ -88,7 +122,7 @@ def _job_numbers(job: Job, now: float) -> tuple[int, float, float]:
 
 
 @register_cluster("libra")
-class Libra(ClusterPolicy):
+class Libra(TimeSharing):
     """Libra: proportional share by deadline, best fit (§3.1)."""
 
     def __init__(self, unused_share: UnusedShare = "idle") -> None:
@@ -198,10 +232,8 @@ class LibraRisk(Libra):
 
 
 @register_cluster("edf")
-class EDF(ClusterPolicy):
+class EDF(SpaceSharing):
     """Earliest deadline first, space-shared, with or without admission control (§4)."""
-
-    sharing = "space"
 
     def __init__(self, admission_control: bool = True) -> None:
         if not isinstance(admission_control, bool):

@@ -16,7 +16,7 @@ respected in both roles. Trying FirstProfit's own first job gives exactly FirstP
 candidates are tried in FirstProfit's order with ties kept by the earlier one, so FirstOpportunity
 never plans less profit than FirstProfit.
 
-Cost: one FirstProfit ranking (kept by the planner's rank memo for the instant) and then one
+Cost: one FirstProfit ranking (kept by FirstProfit for the instant) and then one
 placement of the whole queue per queued job, O(n) plans of n jobs per call; admission builds
 1 + (number of shapes) such plans per offered job. This is the cost §3.4 warns about "when the
 queue lengths get large".

@@ -21,18 +21,22 @@ probabilities themselves (for display and tests). Re-planning while waiting (§3
 continually generates new probability trajectories while waiting") is the caller's: call
 :func:`plan` again; see :mod:`agents.varq_user`.
 
-Pure: a predictor is anything with ``bounds(nodes, walltimes, quantile) -> array`` and
-``probability(nodes, walltime, wait) -> float`` (:class:`market.core.qbets.QBETS`, or a stub).
-Times are in hours.
+:class:`VarqPlanner` is this planner as a named policy (``make_reservation("varq", ...)``,
+:mod:`agents.policies.registry`). Pure: a predictor is anything with ``bounds(nodes, walltimes,
+quantile) -> array`` and ``probability(nodes, walltime, wait) -> float``
+(:class:`market.core.qbets.QBETS`, or a stub). Times are in hours.
 """
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
+
+from agents.policies.registry import register_reservation
 
 PAPER_STEP = 30.0 / 3600.0  # hours: the paper's 30 s trajectory step
 
@@ -130,3 +134,36 @@ def plan(
         deadline=deadline,
         nodes=int(nodes),
     )
+
+
+class ReservationPlanner(ABC):
+    """Plans a reservation on a best-effort batch queue: when to submit a job, requesting how
+    long, so that it runs by a deadline (registered by name: ``RESERVATIONS``)."""
+
+    name: ClassVar[str] = ""
+
+    @abstractmethod
+    def plan(
+        self, predictor: Predictor, nodes: int, walltime: float, now: float, deadline: float
+    ) -> VarqPlan | None:
+        """The reservation to make for ``nodes`` running from ``deadline`` for ``walltime``
+        hours, asked at ``now``, or None: no reservation is possible."""
+
+
+@register_reservation("varq")
+class VarqPlanner(ReservationPlanner):
+    """VARQ (Figure 3): the latest submission on the probability trajectory whose probability
+    of starting by the deadline is at least ``probability``, on a grid of ``step_seconds``."""
+
+    def __init__(self, probability: float, step_seconds: float = 30.0) -> None:
+        if not 0.0 < probability < 1.0:
+            raise ValueError(f"probability must lie strictly between 0 and 1, got {probability}")
+        if not step_seconds > 0:
+            raise ValueError(f"step_seconds must be > 0, got {step_seconds}")
+        self.probability = probability
+        self.step = step_seconds / 3600.0  # hours
+
+    def plan(
+        self, predictor: Predictor, nodes: int, walltime: float, now: float, deadline: float
+    ) -> VarqPlan | None:
+        return plan(predictor, nodes, walltime, now, deadline, self.probability, self.step)

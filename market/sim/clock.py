@@ -87,6 +87,11 @@ class Clock:
         descriptor = inspect.getattr_static(type(model), "time", None)
         self._reads_time = fast and getattr(descriptor, "private_name", None) == "_time"
 
+    def event_driven(self) -> Clock:
+        """Stop the model's fixed step (Mesa's default schedule): everything is an event."""
+        self.model._default_schedule.stop()
+        return self
+
     @property
     def now(self) -> float:
         """The model's time (``model.time``; fast, read without Mesa's descriptor)."""
@@ -123,19 +128,22 @@ class Clock:
         """A new :class:`Completions` on this clock calling ``handle(keys, now)``."""
         return Completions(self, handle)
 
-    def instant_is_over(self, now: float | None = None) -> bool:
-        """Whether nothing else is scheduled at the current instant (``now``, the model's time,
-        if the caller has it): every scheduled event is later. It looks at the top of Mesa's
-        event heap (ordered by time first), because ``EventList.peek_ahead`` scans the whole
-        heap; a canceled event on top counts as "not over", and so does everything when the
-        clock is not ``fast`` (scheduling is always right)."""
+    def instant_is_over(self) -> bool:
+        """Whether nothing else is scheduled at the current instant: every scheduled event is
+        later. It looks at the top of Mesa's event heap (ordered by time first), because
+        ``EventList.peek_ahead`` scans the whole heap; a canceled event on top counts as "not
+        over", and so does everything when the clock is not ``fast`` (scheduling is always
+        right)."""
+        return self._over(self.now)
+
+    def _over(self, now: float) -> bool:
         events = self._events()
         if events is None:
             return False
         if not events:
             return True
         top = events[0]
-        return top.time > (self.now if now is None else now) and not top._canceled
+        return top.time > now and not top._canceled
 
     def _events(self) -> list | None:
         """Mesa's event heap (None when not ``fast``, or where Mesa keeps its events otherwise:
@@ -147,15 +155,11 @@ class Clock:
         except AttributeError:
             return None
 
-    def at_end_of_instant(
-        self, callback: Callable[[], Any], now: float | None = None
-    ) -> Event | None:
-        """Run ``callback`` after everything else scheduled at this instant (``now``, the
-        model's time, if the caller has it): at once if nothing else is (returns None), else in
-        a low-priority event at this instant (returned)."""
-        if now is None:
-            now = self.now
-        if self.instant_is_over(now):
+    def at_end_of_instant(self, callback: Callable[[], Any]) -> Event | None:
+        """Run ``callback`` after everything else scheduled at this instant: at once if nothing
+        else is (returns None), else in a low-priority event at this instant (returned)."""
+        now = self.now
+        if self._over(now):
             self.at_once += 1
             callback()
             return None
