@@ -6,8 +6,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from market.inputs.sweep_spec import SUMMARY_METRICS
-
 if TYPE_CHECKING:
     from agents.batch_site import BatchSiteAgent
 
@@ -15,6 +13,8 @@ if TYPE_CHECKING:
 def site_rows(site: BatchSiteAgent, now: float) -> list[dict[str, Any]]:
     """One summary row per VARQ user of ``site`` (with the site's figures at ``now``), or one
     for the site if it has none."""
+    from market.inputs.sweep_spec import SUMMARY_METRICS  # (pydantic: only with batch sites)
+
     rows = []
     base = _site_figures(site, now)
     for user in list(site.users) or [None]:

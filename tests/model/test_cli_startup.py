@@ -73,3 +73,24 @@ def test_the_script_ends_at_once_after_a_run_with_its_output_complete():
     assert done.returncode == 0 and "teardown" not in done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("variant,seed,provider") and len(lines) == 1 + 8  # 8 variants
+
+
+def test_the_model_imports_no_scenario_machinery_nor_scipy_stats():
+    # A model script pays for Mesa (which imports pandas and scipy.spatial) and the model;
+    # validating a scenario (pydantic, YAML) is the scenario's import, and scipy.stats is
+    # imported where a forecast or QBETS needs it.
+    probe = (
+        "import json, sys, mesa; mesa_only = set(sys.modules); from market import GridMarket; "
+        "print(json.dumps(sorted(set(sys.modules) - mesa_only)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+    )
+    modules = set(json.loads(done.stdout))
+    assert "market.sim.model" in modules
+    assert {m.split(".")[0] for m in modules} == {"market", "agents"}
