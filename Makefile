@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 SCENARIO ?= scenarios/profit/default.yaml
 PYTHON ?=
 
-.PHONY: run test lint bench venv clean docs docs-data docs-results
+.PHONY: run test lint bench bench-suite venv clean docs docs-data docs-results
 
 run: venv
 	$(BIN)/gridmarket run $(SCENARIO)
@@ -27,9 +27,17 @@ lint: venv
 	$(BIN)/lint-imports
 	$(BIN)/ruff format --check market agents dashboards envs examples tests
 
-# Speed figures (tests/benchmarks), run on demand, never in CI.
+# Speed figures (tests/benchmarks), run on demand, never in CI. `make bench`: the EASY replay of
+# SDSC-SP2 beside the minimal reference loop, start-up and memory, each with its target, written
+# to docs/benchmarks.md (BENCH_ARGS adds e.g. --synthetic --callgrind --accasim PYTHON --cqsim
+# DIR); `make bench-suite`: every pytest benchmark, timed in CPU seconds.
+BENCH_ARGS ?=
 bench: venv
-	$(BIN)/pytest tests/benchmarks --benchmark-enable --benchmark-only -p no:cacheprovider
+	$(BIN)/python tests/benchmarks/compare.py --markdown docs/benchmarks.md $(BENCH_ARGS)
+
+bench-suite: venv
+	$(BIN)/pytest tests/benchmarks --benchmark-enable --benchmark-only -p no:cacheprovider \
+	  --benchmark-timer time.process_time
 
 # The documentation site (mkdocs.yml, docs/): served with live reload; built into build/site.
 docs: venv

@@ -26,9 +26,9 @@ from market.core.jobs import Job
 from market.core.qbets import QBETS
 from market.core.rent import PriceSchedule
 from market.core.utility import UtilityFunction
-from market.inputs.workloads.site_trace import SiteTrace
 
 if TYPE_CHECKING:
+    from market.inputs.workloads.site_trace import SiteTrace
     from market.sim.model import GridMarket
 
 _NOTHING = UtilityFunction.constant(0.0)

@@ -26,9 +26,9 @@ from agents.policies.base import Decision
 from agents.policies.libra import ClusterPolicy, SpaceSharing, TimeSharing
 from agents.provider import Provider
 from agents.records import JobRecord
+from market.core.errors import ScenarioError
 from market.core.jobs import Job
 from market.core.timeshare import TimeSharedCluster
-from market.inputs.scenario import ScenarioError
 
 if TYPE_CHECKING:
     from agents.resource_provider import Lease, ResourceProviderAgent

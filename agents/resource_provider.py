@@ -23,12 +23,12 @@ from market.core.capacity import CapacityProfile, LeaseEnds
 from market.core.forecast import AvailabilityModel, Forecast
 from market.core.ledger import Kind
 from market.core.rent import PriceSchedule
-from market.inputs.scenario import UncertaintySpec
 
 if TYPE_CHECKING:
     import numpy as np
 
     from agents.provider import Provider
+    from market.inputs.scenario import UncertaintySpec
     from market.sim.model import GridMarket
 
 
@@ -70,7 +70,11 @@ class ResourceProviderAgent(mesa.Agent):
         self.schedule = price if isinstance(price, PriceSchedule) else PriceSchedule.constant(price)
         self.price = self.schedule  # posted now (moves with utilization if priced by it)
         self.utilization_premium = utilization_premium
-        self.uncertainty = uncertainty or UncertaintySpec()
+        if uncertainty is None:
+            from market.inputs.scenario import UncertaintySpec
+
+            uncertainty = UncertaintySpec()
+        self.uncertainty = uncertainty
         self.varies = self.uncertainty.varies  # whether availability ever differs from the pool
         self.availability_model = AvailabilityModel(
             capacity, self.uncertainty.sigma, self.uncertainty.distribution

@@ -23,9 +23,9 @@ import numpy as np
 
 from agents.batch_site import BatchSiteAgent, SiteJob
 from agents.policies import make_reservation, varq
-from market.inputs.workloads.site_trace import SiteTrace
 
 if TYPE_CHECKING:
+    from market.inputs.workloads.site_trace import SiteTrace
     from market.sim.model import GridMarket
 
 

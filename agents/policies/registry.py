@@ -22,13 +22,13 @@ import typing
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
-
 from agents.policies.base import Admission, Scheduler
 from agents.policies.resolve import resolve_policy
 from market.core.errors import first_non_finite
 
-if TYPE_CHECKING:  # (these modules register their policies here)
+if TYPE_CHECKING:  # (these modules register their policies here; pydantic checks parameters)
+    from pydantic import BaseModel
+
     from agents.policies.libra import ClusterPolicy
     from agents.policies.pricing import Pricing
     from agents.policies.varq import ReservationPlanner
@@ -96,7 +96,7 @@ PRICINGS: Registry[Pricing] = Registry("pricing policy")
 #: queue so that it runs by a deadline.
 RESERVATIONS: Registry[ReservationPlanner] = Registry("reservation planner")
 #: The parameter model of each policy class, built from its constructor on first use.
-_PARAMS: dict[type, type[BaseModel]] = {}
+_PARAMS: dict[type, type[BaseModel]] = {}  # (pydantic imported on first use)
 
 register_scheduler = SCHEDULERS.register
 register_admission = ADMISSIONS.register
@@ -113,6 +113,8 @@ make_reservation = RESERVATIONS.make
 def _param_model(cls: type) -> type[BaseModel]:
     """A pydantic model of ``cls``'s constructor parameters (annotated types, defaults)."""
     if cls not in _PARAMS:
+        from pydantic import ConfigDict, create_model
+
         hints = typing.get_type_hints(cls.__init__)
         fields: dict[str, Any] = {}
         for pname, param in inspect.signature(cls).parameters.items():
@@ -132,6 +134,8 @@ def check_params(cls: type, params: dict[str, Any], what: str) -> dict[str, Any]
     bad = first_non_finite(params)
     if bad is not None:
         raise ValueError(f"{what}: {bad[0]}: Input should be a finite number, not {bad[1]}")
+    from pydantic import ValidationError
+
     try:
         checked = _param_model(cls).model_validate(params)
     except ValidationError as exc:

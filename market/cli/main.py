@@ -38,25 +38,14 @@ import sys
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from market.cli import qbets as qbets_cli
 from market.cli import scenarios as scenarios_cli
-from market.cli.formatting import cell
-from market.cli.progress import RunProgress
-from market.cli.tables import chosen_columns, print_run_tables, run_frames, run_records
-from market.core.qbets import QbetsError
-from market.experiments.batch import BatchError, SweepInterrupted, make_executor, run_sweep
-from market.experiments.report import ReportError, make_report
-from market.experiments.sweep import SweepPlan
-from market.inputs.limits import MAX_SEED
-from market.inputs.scenario import ScenarioError, load, parse_overrides
-from market.inputs.swf import SwfError
-from market.inputs.traces import format_trace_info, trace_info
-from market.results.export import ExportError, export_schedules
-from market.sim.model import GridMarket, MarketStalled
+from market.cli.ending import exit_now, one_line_error
+
+if TYPE_CHECKING:  # (each command imports what it runs when it runs: market/cli/ending.py)
+    import pandas as pd
 
 
 class UsageError(Exception):
@@ -194,6 +183,14 @@ def in_range(option: str, value: int | None, low: int, high: int) -> None:
 
 def run_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket run``: every variant of the scenario on one seed."""
+    import pandas as pd
+
+    from market.cli.progress import RunProgress
+    from market.cli.tables import chosen_columns, print_run_tables, run_frames, run_records
+    from market.inputs.limits import MAX_SEED
+    from market.inputs.scenario import load, parse_overrides
+    from market.sim.model import GridMarket, MarketStalled
+
     out = sys.stdout if out is None else out
     jobs_out = Path(args.jobs_out) if args.jobs_out else None
     jobs_format = _jobs_format(jobs_out, args.jobs_format)
@@ -241,6 +238,8 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     if jobs_out is not None:  # after the summary: a failed write loses nothing printed
         out.flush()
         if jobs_format != "table":
+            from market.results.export import ExportError, export_schedules
+
             try:
                 export_schedules(jobs_out, jobs_format, runs)
             except ExportError as exc:
@@ -268,6 +267,10 @@ def json_records(frame: pd.DataFrame) -> list[dict]:
 
 def sweep_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket sweep``: every run of the scenario's sweep that ``--out`` does not hold."""
+    from market.experiments.batch import SweepInterrupted, make_executor, run_sweep
+    from market.experiments.sweep import SweepPlan
+    from market.inputs.scenario import load, parse_overrides
+
     out = sys.stdout if out is None else out
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers: must be >= 1")
@@ -327,6 +330,7 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
 
 def _print_sweep_risk(target: Path, out) -> None:
     """The risk table of the finished sweep in ``target``, when its results have profit."""
+    from market.experiments.executors import BatchError
     from market.experiments.report import risk_of
     from market.experiments.results_store import load_manifest, load_results
 
@@ -360,6 +364,8 @@ def _sigterm_interrupts():
 
 def report_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket report``: the figures of a sweep, one per metric and parameter."""
+    from market.experiments.report import make_report
+
     out = sys.stdout if out is None else out
     metrics = None
     if args.metrics is not None:
@@ -404,6 +410,8 @@ def print_risk(table: pd.DataFrame, out) -> None:
     outcome's mean +- 95 % CI, 5 % quantile, CVaR at 5 % and P(loss)."""
     from rich.console import Console
     from rich.table import Table
+
+    from market.cli.formatting import cell
 
     keys = list(table.columns[: list(table.columns).index("outcome")])
     if "provider" in keys and table["provider"].nunique() == 1:
@@ -458,12 +466,17 @@ def _write_frame(frame: pd.DataFrame, path: Path, option: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``gridmarket`` console script."""
+    """Entry point of the ``gridmarket`` console script. Called without ``argv`` (as the
+    script), a ``run`` that ends well ends the process at once
+    (:func:`market.cli.ending.exit_now`)."""
     _user_modules_importable()
     try:
         args = _parser().parse_args(argv)
         if args.command == "run":
-            return run_command(args)
+            code = run_command(args)
+            if argv is None:
+                exit_now(code)
+            return code
         if args.command == "sweep":
             return sweep_command(args)
         if args.command == "report":
@@ -479,6 +492,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "trace" and args.trace_command == "qbets":
             return qbets_cli.run(args)
         if args.command == "trace":
+            from market.inputs.traces import format_trace_info, trace_info
+
             in_range("--processors", args.processors, 1, 10**9)
             info = trace_info(args.file, skip_bad=args.skip_bad, max_procs=args.processors)
             print(format_trace_info(info))
@@ -486,15 +501,9 @@ def main(argv: list[str] | None = None) -> int:
         plugin = plugins().get(args.command)
         if plugin is not None:
             return plugin.run(args)
-    except (
-        UsageError,
-        ScenarioError,
-        BatchError,
-        ReportError,
-        SwfError,
-        QbetsError,
-        MarketStalled,
-    ) as exc:
+    except Exception as exc:
+        if not (isinstance(exc, UsageError) or one_line_error(exc)):
+            raise
         print(f"gridmarket: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -9,8 +9,6 @@ import json
 import math
 import sys
 
-from market.experiments.qbets_replay import format_accuracy, qbets_accuracy
-
 
 def add_parser(trace_commands) -> None:
     """Register ``qbets`` under ``gridmarket trace``."""
@@ -29,6 +27,8 @@ def add_parser(trace_commands) -> None:
 
 def run(args: argparse.Namespace, out=None) -> int:
     """Run ``gridmarket trace qbets``; bad values raise :class:`market.core.qbets.QbetsError`."""
+    from market.experiments.qbets_replay import format_accuracy, qbets_accuracy
+
     out = sys.stdout if out is None else out
     report = qbets_accuracy(
         args.file, args.quantile, args.confidence, first_jobs=args.first_jobs, cluster=args.cluster

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy import stats
 
 from market.core.capacity import CapacityProfile
 
@@ -26,7 +25,10 @@ ERROR_DISTRIBUTIONS = ("normal", "laplace", "uniform", "logistic")
 
 
 def error_distribution(name: str, sigma: float):
-    """A frozen scipy distribution with mean 0 and standard deviation ``sigma``."""
+    """A frozen scipy distribution with mean 0 and standard deviation ``sigma`` (scipy imported
+    here, where an uncertain forecast needs it, not by every run)."""
+    from scipy import stats
+
     if name == "normal":
         return stats.norm(0.0, sigma)
     if name == "laplace":

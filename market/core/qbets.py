@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import beta, binom
 
 DEFAULT_NODE_BREAKS = (8, 32)
 DEFAULT_TIME_BREAKS = (1.0, 4.0)  # hours
@@ -44,6 +43,8 @@ def order_statistic(n: int, quantile: float, confidence: float) -> int | None:
     ``quantile`` from above with probability ``confidence`` (None if even the largest does not)."""
     if n <= 0:
         return None
+    from scipy.stats import binom  # (here: a run without QBETS never imports scipy)
+
     k = int(binom.ppf(confidence, n, quantile)) + 1
     return k if k <= n else None
 
@@ -67,6 +68,8 @@ def probability(sorted_delays: Sequence[float], wait: float, confidence: float) 
     m = bisect_right(sorted_delays, wait)
     if m == 0:
         return 0.0
+    from scipy.stats import beta
+
     return float(beta.ppf(1.0 - confidence, m, n - m + 1))
 
 
@@ -82,6 +85,8 @@ class _Ranks:
     def __call__(self, n: int) -> int:
         table = self.table
         if n >= len(table):
+            from scipy.stats import binom
+
             size = max(2 * len(table), n + 1, 1024)
             ns = np.arange(size)
             k = binom.ppf(self.confidence, ns, self.quantile).astype(np.int64) + 1

@@ -19,6 +19,7 @@ a policy leaves the job stream unchanged.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import mesa
 from mesa.time import Priority
@@ -32,11 +33,13 @@ from agents.resource_provider import NEVER, ResourceProviderAgent
 from agents.service_provider import ServiceProviderAgent
 from agents.site_builder import build_batch_sites
 from market.core.ledger import Ledger
-from market.inputs.scenario import Scenario
 from market.results.provider_metrics import provider_timeseries_reporters
 from market.results.result import RunResult
 from market.sim.clock import Clock, collector_paused
 from market.sim.snapshot import MarketSnapshot, snapshot
+
+if TYPE_CHECKING:  # (a scenario is validated by its caller: the model needs no pydantic)
+    from market.inputs.scenario import Scenario
 
 STALL_AFTER = 100_000.0  # hours with jobs waiting, none running and nothing arriving
 
