@@ -32,7 +32,6 @@ PENDING = {
     "envs/market.py",
     "envs/observation.py",
     "market/cli/layout.py",
-    "market/cli/main.py",
     "market/inputs/scenario.py",
     "market/results/export.py",
     "market/results/outcome_curves.py",
