@@ -36,6 +36,7 @@ from dash import ALL, MATCH, Input, Output, State, ctx, dcc, no_update
 from dash.exceptions import PreventUpdate
 
 from dashboards import scenario_files
+from dashboards.confined_paths import check_paths
 from dashboards.paper_page import view_note
 from dashboards.registry import SESSION_ID, Registry
 from dashboards.scenario_files import load_scenario
@@ -132,7 +133,7 @@ class Callbacks:
                 else:
                     path = scenario_files.add_upload(filename, upload)
                     label = f"{path.rsplit('/', 1)[-1]} (uploaded)"
-                load_scenario(path)
+                check_paths(load_scenario(path), label)
             except ScenarioError as exc:
                 return no_update, no_update, str(exc), no_update
             merged = list(options or self._options())
@@ -150,6 +151,7 @@ class Callbacks:
             raise PreventUpdate
         try:
             scenario = load_scenario(scenario_path)
+            check_paths(scenario, scenario_path.rsplit("/", 1)[-1])
         except ScenarioError as exc:
             return [], str(exc)
         with self._session(sid) as session:

@@ -108,7 +108,7 @@ def create_app(scenario_path: str | Path = DEFAULT, hours: float = 1.0):
                     html.Span(id="market-message"),
                 ]
             ),
-            *[dcc.Graph(id=f"market-{metric}") for metric, _, _ in PROVIDER_CHARTS],
+            *[dcc.Graph(id=f"market-{metric}-graph") for metric, _, _ in PROVIDER_CHARTS],
             dcc.Graph(id="market-welfare"),
             dcc.Interval(id="market-tick", interval=1000),
         ]
@@ -130,7 +130,7 @@ def create_app(scenario_path: str | Path = DEFAULT, hours: float = 1.0):
 
     @app.callback(
         Output("market-clock", "children"),
-        *[Output(f"market-{metric}", "figure") for metric, _, _ in PROVIDER_CHARTS],
+        *[Output(f"market-{metric}-graph", "figure") for metric, _, _ in PROVIDER_CHARTS],
         Output("market-welfare", "figure"),
         Input("market-tick", "n_intervals"),
     )

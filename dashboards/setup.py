@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.policies import SCHEDULERS
+from dashboards.confined_paths import confine
 from dashboards.scenario_files import load_scenario
 from market.inputs.paths import MISSING, get_path
 from market.inputs.scenario import Scenario, ScenarioError, validate
@@ -190,10 +191,14 @@ def build_runs(setup: Setup) -> tuple[list[Run], float]:
     except ScenarioError as exc:
         raise SetupError(one_line(exc)) from None
 
-    if setup.mode == "parallel":
-        runs = [Run(label, GridMarket(variant)) for label, variant in variants.items()]
-    else:
-        runs = [Run("market", GridMarket(_one_market(base, variants, setup.pool)))]
+    try:
+        if setup.mode == "parallel":
+            specs = [(label, confine(variant, SOURCE)) for label, variant in variants.items()]
+        else:
+            specs = [("market", confine(_one_market(base, variants, setup.pool), SOURCE))]
+    except ScenarioError as exc:
+        raise SetupError(one_line(exc)) from None
+    runs = [Run(label, GridMarket(spec)) for label, spec in specs]
     return runs, base.sample_interval
 
 

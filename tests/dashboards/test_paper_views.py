@@ -18,7 +18,8 @@ from dashboards.setup import Setup, SetupError
 from market.inputs.scenario import load
 from market.results.result import RunResult
 from market.sim.snapshot import cluster_shares
-from tests.conftest import ROOT, synthetic_swf
+from tests.conftest import ROOT
+from tests.dashboards.conftest import served_swf
 
 NODES = 16  # the synthetic traces' machine
 
@@ -28,7 +29,7 @@ def shipped(tmp_path, folder: str, jobs: dict, n: int) -> str:
     data = yaml.safe_load((ROOT / "scenarios" / folder / "sdsc.yaml").read_text())
     data["resource_providers"][0]["capacity"] = NODES
     workload = data["clients"][0]["workload"]
-    workload["trace"] = str(synthetic_swf(tmp_path / "t.swf", n=n, procs=NODES, max_gap=600))
+    workload["trace"] = str(served_swf(n=n, procs=NODES, max_gap=600))
     workload.update(jobs)
     path = tmp_path / f"{folder}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
