@@ -4,7 +4,7 @@
 serves it (:func:`serve`); :func:`create_app` builds it for tests and WSGI servers. The page:
 
 - a set-up panel: the scenario (a file of the scenario folders, or an upload: see
-  :mod:`dashboards.scenario_files`), how to compare its policies (parallel runs on one seed,
+  :mod:`dashboards.served_scenarios`), how to compare its policies (parallel runs on one seed,
   or competing providers in one market), which policies,
   and the key parameters, each checked by the scenario's own validation as it is typed;
 - run controls: start, pause, step (the next event), run until T, reset, speed;
@@ -23,12 +23,12 @@ from pathlib import Path
 
 from dash import Dash, dcc, html
 
-from dashboards import scenario_files
+from dashboards import served_scenarios
 from dashboards.callbacks import Callbacks
-from dashboards.registry import Registry
-from dashboards.scenario_files import load_scenario
+from dashboards.served_scenarios import load_scenario
 from dashboards.session import Session
 from dashboards.setup import Setup
+from dashboards.tab_sessions import TabSessions
 from dashboards.views import GRAPHS, HIDDEN, shown_graphs, timeseries_figure
 from market.inputs.scenario import ScenarioError
 from market.inputs.scenario_files import ScenarioFileError, resolve, shipped_dir
@@ -73,7 +73,7 @@ def layout(catalog: list[tuple[str, str]]) -> html.Div:
             dcc.Upload(
                 id="scenario-upload",
                 children=html.Button("Upload a scenario file", className="btn"),
-                max_size=scenario_files.MAX_BYTES,
+                max_size=served_scenarios.MAX_BYTES,
                 multiple=False,
             ),
             html.Div(id="path-msg", className="field-msg"),
@@ -168,7 +168,7 @@ def create_app(
     scenario_path: str | Path | None = None,
     *,
     scenarios_dir: str | Path | None = None,
-    registry: Registry | None = None,
+    registry: TabSessions | None = None,
 ) -> Dash:
     """The app, whose new tabs start with ``scenario_path`` (default: the profit paper's
     default scenario). A bad scenario file raises a one-line
@@ -177,14 +177,14 @@ def create_app(
         path = str(resolve(scenario_path or DEFAULT_SCENARIO).resolve())
     except ScenarioFileError as exc:
         raise ScenarioError(str(exc)) from None
-    scenario_files.allow(path)  # the operator's choice; browsers get the scenario folders only
+    served_scenarios.allow(path)  # the operator's choice; browsers get the scenario folders only
     if scenarios_dir:
-        scenario_files.allow(scenarios_dir)
+        served_scenarios.allow(scenarios_dir)
     load_scenario(path)
     roots = [Path(scenarios_dir).expanduser().resolve()] if scenarios_dir else None
-    catalog = scenario_files.catalog(roots)
+    catalog = served_scenarios.catalog(roots)
     if registry is None:
-        registry = Registry(lambda: Setup.default(path))
+        registry = TabSessions(lambda: Setup.default(path))
     app = Dash(
         __name__,
         title="gridmarket dashboard",

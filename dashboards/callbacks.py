@@ -35,13 +35,13 @@ from typing import Any
 from dash import ALL, MATCH, Input, Output, State, ctx, dcc, no_update
 from dash.exceptions import PreventUpdate
 
-from dashboards import scenario_files
+from dashboards import served_scenarios
 from dashboards.confined_paths import check_paths
 from dashboards.paper_page import view_note
-from dashboards.registry import SESSION_ID, Registry
-from dashboards.scenario_files import load_scenario
+from dashboards.served_scenarios import load_scenario
 from dashboards.session import Session
 from dashboards.setup import PARAMS_BY_NAME, Setup, SetupError, check_param
+from dashboards.tab_sessions import SESSION_ID, TabSessions
 from dashboards.views import (
     GRAPHS,
     HIDDEN,
@@ -92,7 +92,7 @@ function(n, pulse, ack) {
 class Callbacks:
     """The callbacks of one app, over its registry of sessions and its scenario catalog."""
 
-    def __init__(self, registry: Registry, catalog: list[tuple[str, str]]) -> None:
+    def __init__(self, registry: TabSessions, catalog: list[tuple[str, str]]) -> None:
         self.registry = registry
         self.catalog = catalog
 
@@ -122,16 +122,16 @@ class Callbacks:
         filename: str | None = None,
     ) -> tuple[Any, Any, Any, Any]:
         """On page load, the tab's scenario and speed; on "Load", the file at ``path`` (a file
-        of the scenario folders only: :mod:`dashboards.scenario_files`); on an upload, the
+        of the scenario folders only: :mod:`dashboards.served_scenarios`); on an upload, the
         uploaded file. Returns (dropdown options, dropdown value, message under the path,
         speed)."""
         if trigger in ("load-path", "scenario-upload"):
             try:
                 if trigger == "load-path":
-                    path = str(scenario_files.find(path or ""))
+                    path = str(served_scenarios.find(path or ""))
                     label = path
                 else:
-                    path = scenario_files.add_upload(filename, upload)
+                    path = served_scenarios.add_upload(filename, upload)
                     label = f"{path.rsplit('/', 1)[-1]} (uploaded)"
                 check_paths(load_scenario(path), label)
             except ScenarioError as exc:

@@ -1,7 +1,7 @@
 """Paths inside a scenario the dashboard runs (a client's or a batch site's ``trace:``, any
 path-like field) resolve only inside the folders it serves: the trace folders
 (:func:`market.inputs.traces.trace_dirs`) and the scenario folders
-(:func:`dashboards.scenario_files.folders`).
+(:func:`dashboards.served_scenarios.folders`).
 
 A browser chooses or uploads the scenario, so a path in it is a browser's path: it is resolved
 (symlinks followed) in those folders only, and an absolute path or one with ``..`` counts only if
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dashboards.scenario_files import folders
+from dashboards.served_scenarios import folders
 from market.inputs.scenario import Scenario, ScenarioError
 from market.inputs.traces import trace_dirs
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dashboards import scenario_files
+from dashboards import served_scenarios
 from dashboards.page_cli import page_parser, serve_page
 from dashboards.paper_session import ViewSession
 from dashboards.session import Line
@@ -216,7 +216,7 @@ def new_session(
         path = str(resolve(scenario).resolve())
     except ScenarioFileError as exc:
         raise ScenarioError(str(exc)) from None
-    scenario_files.allow(path)  # the operator's choice, as for the main dashboard
+    served_scenarios.allow(path)  # the operator's choice, as for the main dashboard
     base = Setup.default(path)
     setup = Setup(path, base.policies, overrides=tuple(overrides.items()))
     try:

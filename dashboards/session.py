@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dashboards.scenario_files import load_scenario
+from dashboards.served_scenarios import load_scenario
 from dashboards.setup import Setup, build_runs, policy_options
 from market.experiments.style import policy_styles
 from market.inputs.limits import expected_horizon
@@ -111,7 +111,7 @@ def rate_warmup(scenario, sample_interval: float) -> float:
 class Session:
     """The models of one browser tab and everything recorded from them.
 
-    Not thread-safe by itself: the caller holds :attr:`lock` (see :meth:`Registry.use`).
+    Not thread-safe by itself: the caller holds :attr:`lock` (see :meth:`TabSessions.use`).
     ``generation`` changes whenever the runs are rebuilt, so that a browser holding points of
     an earlier generation knows to redraw from scratch; ``version`` changes whenever anything
     shown changes.

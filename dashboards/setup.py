@@ -15,7 +15,7 @@ from typing import Any
 
 from agents.policies import SCHEDULERS
 from dashboards.confined_paths import confine
-from dashboards.scenario_files import load_scenario
+from dashboards.served_scenarios import load_scenario
 from market.inputs.paths import MISSING, get_path
 from market.inputs.scenario import Scenario, ScenarioError, validate
 from market.sim.model import GridMarket

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dashboards import scenario_files
+from dashboards import served_scenarios
 from dashboards.app import DEFAULT_SCENARIO
 from dashboards.callbacks import Callbacks
-from dashboards.registry import Registry
 from dashboards.session import Session
 from dashboards.setup import Setup
+from dashboards.tab_sessions import TabSessions
 from market.inputs.scenario import load
 from tests.conftest import ROOT, synthetic_swf
 
@@ -62,7 +62,7 @@ def qops_file(folder: Path, name: str = "sdsc_load", jobs: int = 60) -> str:
     )  # fmt: skip
     path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(scenario.model_dump(mode="json", exclude_none=True)))
-    scenario_files.allow(str(path))
+    served_scenarios.allow(str(path))
     return str(path)
 
 
@@ -72,8 +72,8 @@ def session() -> Session:
 
 
 @pytest.fixture
-def registry() -> Registry:
-    return Registry(lambda: small())
+def registry() -> TabSessions:
+    return TabSessions(lambda: small())
 
 
 @pytest.fixture

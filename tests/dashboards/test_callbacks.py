@@ -14,7 +14,7 @@ import pytest
 from dash import no_update
 from dash.exceptions import PreventUpdate
 
-from dashboards import scenario_files, views
+from dashboards import served_scenarios, views
 from dashboards.__main__ import main as module_main
 from dashboards.app import create_app, serve
 from dashboards.session import METRICS
@@ -413,7 +413,7 @@ def test_setup_fields_show_the_tabs_values_for_its_scenario(callbacks, tmp_path)
 
     other = tmp_path / "other.yaml"
     other.write_text(Path(DEFAULT).read_text())
-    scenario_files.allow(other)  # as `gridmarket dashboard other.yaml` does
+    served_scenarios.allow(other)  # as `gridmarket dashboard other.yaml` does
     fields, message = callbacks.render_setup(str(other), SID)  # another file: its own values
     assert message == ""
     by_id.clear()

@@ -9,7 +9,7 @@ import os
 import pytest
 import yaml
 
-from dashboards import scenario_files
+from dashboards import served_scenarios
 from dashboards.confined_paths import (
     check_paths,
     confine,
@@ -17,7 +17,7 @@ from dashboards.confined_paths import (
     is_path_key,
     path_fields,
 )
-from dashboards.scenario_files import load_scenario
+from dashboards.served_scenarios import load_scenario
 from dashboards.session import Session
 from dashboards.setup import Setup, SetupError, policy_options
 from market.inputs.scenario import Scenario, ScenarioError, validate
@@ -39,7 +39,7 @@ def market(trace: str, **workload) -> dict:
 def upload(data: dict, name: str = "evil.yaml") -> str:
     """The upload key of ``data`` as a scenario file sent by a browser."""
     encoded = base64.b64encode(yaml.safe_dump(data).encode()).decode()
-    return scenario_files.add_upload(name, f"data:application/x-yaml;base64,{encoded}")
+    return served_scenarios.add_upload(name, f"data:application/x-yaml;base64,{encoded}")
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
-from dashboards import libra, scenario_files, vqops
+from dashboards import libra, served_scenarios, vqops
 from dashboards.paper_page import ASSETS, _colour, control, view_for
 from dashboards.paper_session import ViewSession
 from dashboards.setup import Setup, SetupError
@@ -244,7 +244,7 @@ def test_bad_command_lines_are_one_line_errors(capsys, argv, words):
 
 def test_a_bad_override_is_a_setup_error_naming_the_field(tmp_path):
     path = shipped(tmp_path, "libra", {"last_jobs": 40}, n=50)
-    scenario_files.allow(path)
+    served_scenarios.allow(path)
     bad = Setup(path, ("Libra",), overrides=(("clients.0.workload.urgent_share", 2),))
     with pytest.raises(SetupError, match=r"^clients\.0\.workload\.urgent_share: "):
         ViewSession("t-bad", bad)

@@ -7,8 +7,7 @@ import threading
 
 import pytest
 
-from dashboards.registry import Registry
-from dashboards.scenario_files import load_scenario, scenario_files
+from dashboards.served_scenarios import files_under, load_scenario
 from dashboards.session import METRICS, QOS, Session
 from dashboards.setup import (
     PARAMS,
@@ -19,6 +18,7 @@ from dashboards.setup import (
     param_values,
     policy_options,
 )
+from dashboards.tab_sessions import TabSessions
 from tests.dashboards.conftest import DEFAULT, SID, small
 
 # -- set-up -----------------------------------------------------------------------------------
@@ -136,11 +136,11 @@ def test_policy_options_are_the_variants_or_the_schedulers():
     assert options["ljf"] == {"service_providers.0.scheduler": "ljf"}
 
 
-def test_scenario_files_lists_the_catalog(tmp_path):
+def test_files_under_lists_the_catalog(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "x.yaml").write_text("name: x\n")
-    assert scenario_files(tmp_path) == [("a/x.yaml", str(tmp_path / "a" / "x.yaml"))]
-    assert scenario_files(tmp_path / "missing") == []
+    assert files_under(tmp_path) == [("a/x.yaml", str(tmp_path / "a" / "x.yaml"))]
+    assert files_under(tmp_path / "missing") == []
 
 
 @pytest.mark.parametrize(
@@ -324,7 +324,7 @@ def test_malformed_ids_are_refused(registry, sid):
 
 def test_idle_sessions_are_evicted():
     clock = Clock()
-    registry = Registry(lambda: small(), max_idle=60, clock=clock)
+    registry = TabSessions(lambda: small(), max_idle=60, clock=clock)
     registry.get("tab-aaaaaaaa")
     clock.now = 30
     registry.get("tab-bbbbbbbb")
@@ -336,7 +336,7 @@ def test_idle_sessions_are_evicted():
 
 def test_sessions_beyond_the_limit_go_least_recently_used_first():
     clock = Clock()
-    registry = Registry(lambda: small(), max_sessions=2, clock=clock)
+    registry = TabSessions(lambda: small(), max_sessions=2, clock=clock)
     for i, sid in enumerate(["tab-aaaaaaaa", "tab-bbbbbbbb"]):
         clock.now = i
         registry.get(sid)
@@ -349,7 +349,7 @@ def test_sessions_beyond_the_limit_go_least_recently_used_first():
 
 
 def test_concurrent_updates_of_one_tab_are_serialized():
-    registry = Registry(lambda: small(jobs=200))
+    registry = TabSessions(lambda: small(jobs=200))
     with registry.use(SID) as session:
         session.set_speed(2)
         session.play()

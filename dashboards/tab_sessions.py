@@ -1,4 +1,4 @@
-"""The dashboard's sessions by browser tab: the :class:`Registry` maps session ids (one per tab,
+"""The dashboard's sessions by browser tab: the :class:`TabSessions` maps session ids (one per tab,
 kept in the tab's ``sessionStorage``) to :class:`~dashboards.session.Session` objects, under a
 lock, and evicts sessions idle for longer than ``max_idle`` seconds or beyond ``max_sessions``
 (least recently used first)."""
@@ -17,7 +17,7 @@ from dashboards.setup import Setup
 SESSION_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
-class Registry:
+class TabSessions:
     """Sessions by id (one per browser tab), created on first use from ``default_setup``.
 
     Sessions idle for more than ``max_idle`` seconds are dropped, and beyond ``max_sessions``

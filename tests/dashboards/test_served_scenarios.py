@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from dashboards import scenario_files
-from dashboards.scenario_files import MAX_BYTES, add_upload, catalog, find, load_scenario
+from dashboards import served_scenarios
+from dashboards.served_scenarios import MAX_BYTES, add_upload, catalog, find, load_scenario
 from market.inputs.scenario import ScenarioError
 from tests.dashboards.conftest import DEFAULT
 
@@ -22,10 +22,10 @@ SECRET = "root:$6$do-not-show-me"
 def folder(tmp_path, monkeypatch):
     """A scenario folder of the dashboard (allowed as `create_app(scenarios_dir=...)` does),
     forgotten after the test."""
-    monkeypatch.setattr(scenario_files, "_allowed", [])
+    monkeypatch.setattr(served_scenarios, "_allowed", [])
     root = tmp_path / "scenarios"
     root.mkdir()
-    scenario_files.allow(root)
+    served_scenarios.allow(root)
     return root
 
 

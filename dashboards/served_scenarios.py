@@ -63,7 +63,7 @@ def folders() -> list[Path]:
     return list(dict.fromkeys([*scenario_dirs(), *extra]))
 
 
-def scenario_files(root: Path) -> list[tuple[str, str]]:
+def files_under(root: Path) -> list[tuple[str, str]]:
     """``(label, path)`` of every scenario file under ``root``, e.g. ``profit/default.yaml``
     (links leading out of ``root`` left out)."""
     return [(name, str(path)) for name, path in list_files(root)]
@@ -74,7 +74,7 @@ def catalog(roots: list[Path] | None = None) -> list[tuple[str, str]]:
     folder's file winning when two have one name."""
     seen: dict[str, str] = {}
     for root in folders() if roots is None else roots:
-        for label, path in scenario_files(root):
+        for label, path in files_under(root):
             seen.setdefault(label, path)
     return list(seen.items())
 
