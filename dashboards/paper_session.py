@@ -36,7 +36,7 @@ class ViewSession(Session):
     budget = 0.6  # wall-clock seconds of simulation per update (the session's share of it)
 
     def __init__(
-        self, sid: str, setup: Setup, extra: tuple[str, ...] = (), shares: bool = False
+        self, sid: str, setup: Setup | None, extra: tuple[str, ...] = (), shares: bool = False
     ) -> None:
         self.extra = tuple(extra)
         self.shares = shares

@@ -43,23 +43,41 @@ def test_the_walk_finds_a_duplicate_anywhere():
     assert sorted(component_ids(page)) == ["a", "a", "b"]
 
 
-def test_the_live_page_has_unique_ids():
+def every_layout(app) -> list:
+    """The app's shell and every page's layout, as the pages build them."""
+    state = app.gridmarket_state
+    return [app.layout, *(page.layout(state) for page in state.pages.values())]
+
+
+def test_every_page_has_unique_ids_and_so_has_the_app():
+    from dashboards.app import PAGES, create_app
+
+    app = create_app()
+    layouts = every_layout(app)
+    assert len(layouts) == 1 + len(PAGES) == 6
+    for layout in layouts:
+        assert not duplicates(layout), duplicates(layout)
+    # one app holds every page's callbacks: an id is unique across the pages too
+    assert not duplicates(layouts), duplicates(layouts)
+    ids = set(component_ids(layouts))
+    assert {"sid", "start", "pause", "reset", "scenario", "rate-graph"} <= ids
+    for key in ("market", "vqops", "libra", "varq"):
+        assert {f"{key}-start", f"{key}-pause", f"{key}-reset", f"{key}-scenario"} <= ids
+    assert {"market-markup", "market-markup-graph"} <= ids  # (once one id, twice used)
+
+
+def test_every_callback_names_components_of_one_page_or_the_shell():
     from dashboards.app import create_app
 
-    layout = create_app().layout
-    assert not duplicates(layout)
-    assert {"start", "pause", "reset", "scenario", "rate-graph"} <= set(component_ids(layout))
-
-
-def test_the_market_view_has_unique_ids():
-    from dashboards.market_view import create_app
-
-    layout = create_app("market/entry", hours=5.0).layout
-    assert not duplicates(layout), duplicates(layout)
-    assert {"market-markup", "market-markup-graph"} <= set(component_ids(layout))
-
-
-def test_the_varq_view_has_unique_ids():
-    from dashboards.varq import create_app
-
-    assert not duplicates(create_app("varq/random_jobs").layout)
+    app = create_app()
+    layouts = every_layout(app)
+    pages = [set(component_ids(layout)) for layout in layouts[1:]]
+    shell = set(component_ids(layouts[0]))
+    for callback in app.callback_map.values():
+        names = {
+            dep["id"]
+            for dep in [*callback["inputs"], *callback["state"]]
+            if isinstance(dep["id"], str) and not dep["id"].startswith(("_pages", "{"))
+        }
+        names -= shell
+        assert any(names <= ids for ids in pages), names  # (dynamic fields use pattern ids)

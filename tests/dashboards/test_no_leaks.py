@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dashboards.setup import Setup
+from dashboards.setup import AS_WRITTEN, Setup
 from tests.dashboards.conftest import SID, served_swf
 
 FDS = Path("/proc/self/fd")
@@ -58,7 +58,7 @@ def test_uploads_loads_and_resets_leave_no_file_open(callbacks, tmp_path, monkey
         )
         assert message == ""
         with callbacks.registry.use(SID) as session:
-            session.reset(Setup(key, ("first_profit",)))
+            session.reset(Setup(key, (AS_WRITTEN,)))
             session.advance_to(2.0)
             session.reset(Setup(loaded, ("FirstProfit",), params=(("jobs", 10),)))
 

@@ -10,15 +10,18 @@ import pytest
 from dashboards.served_scenarios import files_under, load_scenario
 from dashboards.session import METRICS, QOS, Session
 from dashboards.setup import (
+    AS_WRITTEN,
     PARAMS,
     Setup,
     SetupError,
     check_param,
+    default_policies,
     param_enabled,
     param_values,
     policy_options,
 )
 from dashboards.tab_sessions import TabSessions
+from tests.conftest import ROOT
 from tests.dashboards.conftest import DEFAULT, SID, small
 
 # -- set-up -----------------------------------------------------------------------------------
@@ -127,13 +130,28 @@ def test_param_values_come_from_the_scenario():
     assert {p.name for p in PARAMS} == set(values)
 
 
-def test_policy_options_are_the_variants_or_the_schedulers():
+def test_policy_options_are_the_variants_or_the_scenario_as_written():
     scenario = load_scenario(DEFAULT)
     assert list(policy_options(scenario)) == list(scenario.variants)
+    assert default_policies(scenario) == tuple(scenario.variants)
     bare = scenario.model_copy(update={"variants": {}})
     options = policy_options(bare)
-    assert "first_profit" in options and "ljf" in options
+    # the scenario itself first and alone ticked; the other schedulers may be ticked beside it
+    assert next(iter(options)) == AS_WRITTEN and options[AS_WRITTEN] == {}
+    assert default_policies(bare) == (AS_WRITTEN,)
+    assert "first_profit" not in options and "ljf" in options  # (its own: as written)
     assert options["ljf"] == {"service_providers.0.scheduler": "ljf"}
+    market = load_scenario(str(ROOT / "scenarios" / "market" / "competition.yaml"))
+    assert list(policy_options(market)) == [AS_WRITTEN]  # three providers: only as written
+
+
+def test_a_scenario_without_variants_runs_as_written():
+    path = str(ROOT / "scenarios" / "market" / "competition.yaml")
+    session = Session(SID, Setup.default(path))
+    assert [run.label for run in session.runs] == [AS_WRITTEN]
+    assert [line.label for line in session.lines] == ["plus", "opp", "urgent"]
+    scenario = load_scenario(path)
+    assert session.runs[0].model.spec == scenario  # (no trace: nothing to confine)
 
 
 def test_files_under_lists_the_catalog(tmp_path):
