@@ -19,7 +19,7 @@ from typing import Any
 
 from dashboards.served_scenarios import folders
 from market.inputs.scenario import Scenario, ScenarioError
-from market.inputs.traces import trace_dirs
+from market.inputs.traces import ARCHIVE_URL, TRACES_ENV, trace_dirs
 
 #: Field names that hold a path (``trace``, ``..._trace``, ``..._file``, ``..._path``, ...).
 PATH_KEYS = ("trace", "file", "path", "dir")
@@ -68,6 +68,16 @@ def _shown(name: str) -> str:
     return repr(text + ("..." if len(name) > 200 else ""))
 
 
+def hint(name: str) -> str:
+    """For a bare file name (a trace named as the scenarios name them): where to get it."""
+    if "/" in name or "\\" in name or name.startswith((".", "~")):
+        return ""
+    return (
+        f"; download it from the Parallel Workloads Archive ({ARCHIVE_URL}) into ./traces "
+        f"or a folder on ${TRACES_ENV}"
+    )
+
+
 def find_served(name: str, folders: list[Path] | None = None) -> Path | None:
     """The real path of the served file ``name`` stands for (as given, then with ``.gz``; a
     relative name in each served folder in turn), or None."""
@@ -101,7 +111,7 @@ def confine(scenario: Scenario, source: str = "scenario") -> Scenario:
         if real is None:
             raise ScenarioError(
                 f"{source}: {where}: {_shown(name)} is not a file of the trace or scenario "
-                f"folders this dashboard serves"
+                f"folders this dashboard serves{hint(name)}"
             )
         if str(real) != name:
             found[where] = str(real)

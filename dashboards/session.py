@@ -73,8 +73,8 @@ class Line:
 
 
 def as_list(points: array) -> list[float | None]:
-    """Points as a JSON-ready list: NaN becomes None (a gap in a chart)."""
-    return [None if v != v else v for v in points.tolist()]
+    """Points as a JSON-ready list: NaN and infinities become None (a gap in a chart)."""
+    return [v if math.isfinite(v) else None for v in points.tolist()]
 
 
 def rate_warmup(scenario, sample_interval: float) -> float:

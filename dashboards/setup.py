@@ -17,6 +17,7 @@ from agents.policies import SCHEDULERS
 from dashboards.confined_paths import confine
 from dashboards.run_limits import check_run_size
 from dashboards.served_scenarios import load_scenario
+from dashboards.served_scenarios import one_line as one_line_error
 from market.inputs.paths import MISSING, get_path
 from market.inputs.scenario import Scenario, ScenarioError, validate
 from market.sim.model import GridMarket
@@ -215,7 +216,10 @@ def build_runs(setup: Setup) -> tuple[list[Run], float]:
         check_run_size([spec for _, spec in specs])
     except ScenarioError as exc:
         raise SetupError(one_line(exc)) from None
-    runs = [Run(label, GridMarket(spec)) for label, spec in specs]
+    try:
+        runs = [Run(label, GridMarket(spec)) for label, spec in specs]
+    except Exception as exc:  # a valid scenario the model cannot build (values that overflow)
+        raise SetupError(f"cannot build the market: {one_line_error(exc)}") from None
     return runs, base.sample_interval
 
 

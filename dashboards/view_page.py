@@ -218,9 +218,10 @@ def control(view, state, trigger, sid, speed, path, policies, seed, nudge, *acti
             setup = panel_setup(view, state, session, current, policies, seed)
             message, refresh = reset_to(view, state, session, setup), True
         elif trigger == f"{view.prefix}scenario":
-            if not path or (session.setup and session.setup.scenario == path):
+            if not isinstance(path, str) or (session.setup and session.setup.scenario == path):
                 raise PreventUpdate
             try:
+                check(path, view.page.suits)
                 setup = state.default_setup(view.page.key, path)
             except ScenarioError as exc:
                 return no_update, f"Not loaded: {exc}", no_update

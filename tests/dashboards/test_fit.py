@@ -1,4 +1,4 @@
-"""The dashboard fits the run (issue 14 items 4-5): policy colours that do not follow list
+"""The dashboard fits the run: policy colours that do not follow list
 position, no start-up spike in the profit rate, run states and utilization that agree with the
 header and the CLI, QoS monitors for a deadline market, a processor-row Gantt."""
 
