@@ -24,6 +24,7 @@ from market.cli.reproduce import add_reproduce, reproduce_command
 from market.cli.run import run_command
 from market.cli.sweep import report_command, sweep_command
 from market.cli.usage import Parser, UsageError, in_range
+from market.cli.version import version
 
 if TYPE_CHECKING:  # (each command imports what it runs when it runs: market/cli/ending.py)
     pass
@@ -138,15 +139,6 @@ def plugins() -> dict[str, Any]:
         module = entry.load()
         found[module.NAME] = module
     return found
-
-
-def version() -> str:
-    """The installed version of gridmarket (``unknown`` when running from an uninstalled
-    source tree)."""
-    try:
-        return metadata.version("gridmarket")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,7 @@ def add_reproduce(commands) -> None:
 
 def reproduce_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket reproduce``: the verdict table of a paper's claims."""
-    from market.cli.main import version
+    from market.cli.version import version
     from market.experiments import reproduce
     from market.experiments.batch import SweepInterrupted, make_executor
     from market.experiments.claims import paper
