@@ -1,19 +1,14 @@
 """The live page (``/``): watch and steer market runs, one set of models per browser tab.
 
-- a set-up panel: the scenario (a file of the scenario folders, or an upload: see
-  :mod:`dashboards.scenario_picker`; choosing one resets the tab to it at once), how to compare
-  its policies (parallel runs on one seed, or competing providers in one market), which policies
-  (its variants; a scenario without variants runs as written), and the key parameters, each
-  checked by the scenario's own validation as it is typed (:mod:`dashboards.setup_panel`);
-- run controls: start, pause, step (the next event), run until T, reset, speed;
-- live views: profit rate per run or provider (the headline), cumulative profit, revenue and
-  rent where money moves; % of offered jobs unadmitted, deadlines missed, % fulfilled and
-  slowdowns where jobs have deadlines (both where both); utilization, queue length, % accepted,
-  monitors, a Gantt chart of running and planned jobs, the latest admission decisions; and CSV
-  export of the time series and per-job table.
-
-The callbacks are :mod:`dashboards.callbacks`; how updates stay incremental,
-:mod:`dashboards.live_update`.
+A set-up panel (the scenario, from the scenario folders or an upload,
+:mod:`dashboards.scenario_picker`;
+choosing one resets the tab to it at once; parallel runs on one seed or competing providers in one
+market; the policies, a scenario without variants running as written; key parameters checked by
+the scenario's own validation as typed, :mod:`dashboards.setup_panel`); run controls (start, pause,
+step, run until T, reset, speed); live views (profit rate, profit, revenue and rent where money
+moves; unadmitted %, deadlines missed and fulfilled, slowdowns where jobs have deadlines;
+utilization, queue, monitors, a Gantt chart, the latest decisions) and CSV export. Callbacks:
+:mod:`dashboards.callbacks`; incremental updates: :mod:`dashboards.live_update`.
 """
 
 from __future__ import annotations

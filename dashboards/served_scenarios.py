@@ -1,21 +1,14 @@
 """Which scenario files the dashboard opens: files of the scenario folders, the files its
 operator named when starting it, and uploads of bounded size; never an arbitrary server path.
 
-A browser sends the dashboard a scenario as a string (the dropdown's value, the "Load" box, a
-tab's set-up), so every load goes through :func:`load_scenario`, which accepts:
-
-- a file inside one of the **scenario folders** (:func:`folders`): ``./scenarios`` and the
-  shipped scenarios (:func:`market.inputs.scenario_files.scenario_dirs`), plus any folder or file
-  passed to :func:`allow` (``gridmarket dashboard SCENARIO`` allows that file). Its real path
-  (symlinks followed) must lie inside the folder, so a link pointing out is refused; a name
-  relative to a folder works too (``profit/default`` or ``profit/default.yaml``);
-- an **upload** (:func:`add_upload`, from the page's upload button): at most :data:`MAX_BYTES`,
-  kept in memory (the last :data:`MAX_UPLOADS`), named ``upload:<digest>/<file name>``.
-
-Files are read by :func:`market.inputs.scenario_files.read_text`: regular files only (a FIFO or a
-device is refused without blocking), at most :data:`MAX_BYTES`, UTF-8. Every error is a
-one-line :class:`~market.inputs.scenario.ScenarioError` that names the file, never its contents.
-Loaded scenarios are cached while the file is unchanged (path, size and modification time).
+Every load goes through :func:`load_scenario`: a file whose real path (symlinks followed) lies
+inside a scenario folder (:func:`folders`: ``./scenarios``, the shipped ones, and what
+:func:`allow` added; ``profit/default`` works too), or an upload (:func:`add_upload`: at most
+:data:`MAX_BYTES`, kept in memory, the last :data:`MAX_UPLOADS`, named
+``upload:<digest>/<file name>``). Files are read by
+:func:`market.inputs.scenario_files.read_text` (regular files only, bounded, UTF-8). Every error
+is a one-line :class:`~market.inputs.scenario.ScenarioError` naming the file, never its
+contents. Loaded scenarios are cached while the file is unchanged.
 """
 
 from __future__ import annotations

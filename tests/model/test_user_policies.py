@@ -12,7 +12,7 @@ import textwrap
 import pandas as pd
 import pytest
 import yaml
-from dashboards.scenario_files import add_upload, load_scenario
+from dashboards.served_scenarios import add_upload, load_scenario
 
 from agents.policies import make_scheduler
 from agents.policies.resolve import _installed
