@@ -23,10 +23,9 @@ import itertools
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from market.core.errors import ScenarioError, first_non_finite
+from market.core.errors import ScenarioError
 from market.core.rent import PriceSchedule
 from market.inputs import limits
 from market.inputs.paths import PathError, set_path
@@ -261,9 +260,9 @@ class Scenario(BaseModel):
             raise ValueError("service_providers: give at least one (or a batch site)")
         if not self.clients and not self.batch_sites:
             raise ValueError("clients: give at least one (or a batch site)")
-        bad = first_non_finite(self.model_dump(mode="python"))
+        bad = limits.first_bad_value(self.model_dump(mode="python"))
         if bad is not None:
-            raise ValueError(f"{bad[0]}: must be a finite number, not {bad[1]}")
+            raise ValueError(f"{bad[0]}: {bad[1]}" if bad[0] else bad[1])
         owners: dict[str, str] = {}  # one ledger account per name: names are unique overall
         for kind, items in (
             ("resource_providers", self.resource_providers),
@@ -321,7 +320,7 @@ class Scenario(BaseModel):
             for name in client.providers or []:
                 if name not in sps:
                     raise ValueError(f"clients.{i}.providers: no service provider named {name!r}")
-        unbounded = limits.unbounded_setting(self)
+        unbounded = limits.too_many_jobs(self) or limits.unbounded_setting(self)
         if unbounded is not None:
             raise ValueError(unbounded)
         return self
@@ -403,9 +402,16 @@ def parse_overrides(items: list[str], source: str = "--set") -> dict[str, Any]:
     for item in items:
         path, sep, raw = item.partition("=")
         if not sep or not path.strip():
-            raise ScenarioError(f"{source}: {item!r} is not of the form key=value")
+            raise ScenarioError(f"{source}: {_short(item)} is not of the form key=value")
         try:
-            overrides[path.strip()] = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError:
-            raise ScenarioError(f"{source}: {path.strip()}: cannot read value {raw!r}") from None
+            overrides[path.strip()] = (
+                parse_yaml(raw, f"{source}: {path.strip()}") if raw.strip() else ""
+            )
+        except ScenarioFileError as exc:
+            raise ScenarioError(str(exc)) from None
     return overrides
+
+
+def _short(text: str, most: int = 60) -> str:
+    """``text`` quoted, cut to ``most`` characters (a message stays one short line)."""
+    return repr(text) if len(text) <= most else repr(text[:most]) + "..."

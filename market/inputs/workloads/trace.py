@@ -86,8 +86,10 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from market.core.errors import ScenarioError
 from market.core.jobs import Job
 from market.core.utility import UtilityFunction
+from market.inputs.limits import check_run_jobs
 from market.inputs.swf import read_swf
 from market.inputs.trace_selection import (
     DropReport,
@@ -109,6 +111,7 @@ from market.inputs.workloads.deadlines import (
 )
 
 SECONDS_PER_HOUR = 3600.0
+_FEWER = " (first_jobs, window or a smaller load_factor give fewer)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,7 +309,9 @@ class TraceWorkload(BaseModel):
             if self.estimate_inaccuracy is not None:
                 estimate = runtime + (self.estimate_inaccuracy / 100.0) * (estimate - runtime)
 
-        # 5. load
+        # 5. load (the jobs it makes counted first: market.inputs.limits)
+        extra = round((self.load_factor - 1.0) * n) if self.load_method == "duplicate" else 0
+        check_run_jobs(n + extra, 0, f"trace {self.trace}", _FEWER)
         perm = order_stream.permutation(n) if n else np.empty(0, dtype=np.int64)
         marks = mark_stream.random(n) < self.deadline_share
         urgency = urgency_factors(
@@ -318,7 +323,6 @@ class TraceWorkload(BaseModel):
         factor = self.load_factor
         if factor > 1.0 and n:
             if self.load_method == "duplicate":
-                extra = round((factor - 1.0) * n)
                 picks = perm[np.arange(extra) % n]
                 when = arrival[picks]
                 if self.duplicate_arrival == "random":
@@ -384,13 +388,14 @@ class TraceWorkload(BaseModel):
     ) -> list[Job]:
         """The job stream, in arrival order: rigid jobs (see the module docstring)."""
         prepared = self.prepare(rng)
+        check_run_jobs(len(prepared), first_id, f"trace {self.trace}", _FEWER)
         labelled = self.deadlines != "none"
         price = self.price_per_processor_hour
         # The checks Job's constructor would make, on the arrays at once (Job.rigid skips them).
         bad = ~(prepared.runtime > 0) | ~(prepared.estimate > 0) | (prepared.processors < 1)
         if bad.any():
             i = int(np.argmax(bad))
-            raise ValueError(
+            raise ScenarioError(
                 f"trace job {int(prepared.source[i])}: runtime {prepared.runtime[i]:g} h, "
                 f"estimate {prepared.estimate[i]:g} h and {prepared.processors[i]} processors "
                 "cannot make a job"
