@@ -37,6 +37,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8050, help="port (8050)")
 
 
+def check_address(host: str, port: int) -> None:
+    """A one-line :class:`UsageError` unless this machine can serve on ``host:port``: the
+    address resolves and a socket binds to it (the web server would print the resolver's or the
+    system's bare message and exit 1)."""
+    where = f"dashboard: cannot serve on {host}:{port}"
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError, ValueError) as exc:  # (ValueError: a NUL byte)
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise UsageError(f"{where} (--host: not an address: {reason})") from None
+    family, kind, proto, _, address = infos[0]
+    try:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        raise UsageError(f"{where} ({exc.strerror or exc})") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve the dashboard until interrupted; a bad port, address, scenario or override is a
     one-line error."""

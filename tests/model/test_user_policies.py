@@ -12,10 +12,10 @@ import textwrap
 import pandas as pd
 import pytest
 import yaml
-from dashboards.served_scenarios import add_upload, load_scenario
 
 from agents.policies import make_scheduler
 from agents.policies.resolve import _installed
+from dashboards.served_scenarios import add_upload, load_scenario
 from market import GridMarket
 from market.cli.main import main
 from market.experiments.results_store import load_results
