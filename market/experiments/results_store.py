@@ -6,7 +6,8 @@ per run and table row; each run written whole or not at all, parts merged every 
 exactly the plan's runs whose ``run_id`` is missing and refuses results of another scenario; a
 part Parquet cannot read is set aside as ``*.parquet.damaged`` and its runs run again (a run is
 a pure function of its scenario and seed); so is a part whose bytes no longer match the SHA-256
-in its name (``part-NUMBER-<sha256>.parquet``), a foreign file or a misnamed part. Run ids cover the scenario, not the code. Columns:
+in its name (``part-NUMBER-<sha256>.parquet``), a foreign file or a misnamed part. Run ids cover
+the scenario, not the code. Columns:
 ``run_id``, ``variant``, ``replication``, ``seed``, one per swept parameter, ``table``
 (``providers`` or ``sites``), ``provider``, ``scheduler``, ``admission``, the kept metrics,
 ``finished`` and ``run_seconds``.

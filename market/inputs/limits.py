@@ -7,7 +7,8 @@ The bounds are relative to the run. The expected horizon of an all-synthetic sce
 longest client's arrival span plus all the work over the total capacity; over it a run may take
 at most :data:`MAX_SAMPLES` samples and each varying pool :data:`MAX_EVENTS` availability draws
 and expected outages. With a trace the horizon is known only once it is read, so
-:data:`MIN_STEP` (one second) bounds the sample interval and the period. Counts are checked before anything
+:data:`MIN_STEP` (one second) bounds the sample interval and the period. Counts are checked before
+anything
 is built: ``jobs`` <= :data:`MAX_JOBS` per client and per run; a trace at most
 :data:`MAX_TRACE_RECORDS` lines and :data:`MAX_TRACE_BYTES` bytes decompressed, lines at most
 :data:`MAX_LINE_CHARS` characters; at most :data:`MAX_PROCESSORS` processors per pool or machine;
