@@ -17,7 +17,6 @@ import itertools
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from market.core.errors import ScenarioError
@@ -333,9 +332,16 @@ def parse_overrides(items: list[str], source: str = "--set") -> dict[str, Any]:
     for item in items:
         path, sep, raw = item.partition("=")
         if not sep or not path.strip():
-            raise ScenarioError(f"{source}: {item!r} is not of the form key=value")
+            raise ScenarioError(f"{source}: {_short(item)} is not of the form key=value")
         try:
-            overrides[path.strip()] = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError:
-            raise ScenarioError(f"{source}: {path.strip()}: cannot read value {raw!r}") from None
+            overrides[path.strip()] = (
+                parse_yaml(raw, f"{source}: {path.strip()}") if raw.strip() else ""
+            )
+        except ScenarioFileError as exc:
+            raise ScenarioError(str(exc)) from None
     return overrides
+
+
+def _short(text: str, most: int = 60) -> str:
+    """``text`` quoted, cut to ``most`` characters (a message stays one short line)."""
+    return repr(text) if len(text) <= most else repr(text[:most]) + "..."
