@@ -2,18 +2,12 @@
 :class:`~dashboards.session.Session` that records, at each of its own samples, what those views
 draw beyond :data:`~dashboards.session.METRICS`. Pure Python (no Dash).
 
-- ``extra`` metrics of the model's snapshot per line (e.g. DVQoPS's ``oc_factor`` and
-  ``rollback_window``, in the snapshot's metrics: :mod:`market.results.value_metrics`), appended to
-  each
-  line's ``values`` next to the session's own, so they go to the CSV export too;
-- with ``shares``, the jobs and shares on every node of each time-shared cluster (Yeo & Buyya
-  ICPP'06 §3.1: :func:`market.sim.snapshot.cluster_shares`), kept per node only when they change:
-  :attr:`ViewSession.node_history`.
-
-The run loop, the sampling times and the controls are the session's: this class only adds what
-is recorded at each sample, through the session's public hook :meth:`Session.on_sample`. Share
-changes happen at admissions and completions; a view sees them at the next sample, so the views
-sample more finely than the scenarios' 24 h by default.
+``extra`` snapshot metrics per line (e.g. DVQoPS's ``oc_factor`` and ``rollback_window``) are
+appended to each line's ``values``, so they go to the CSV export too; with ``shares``, the jobs
+and shares on every node of each time-shared cluster (Yeo & Buyya §3.1,
+:func:`market.sim.snapshot.cluster_shares`) are kept per node when they change
+(:attr:`ViewSession.node_history`). The run loop and controls are the session's: this class
+only adds what is recorded at each sample, through :meth:`Session.on_sample`.
 """
 
 from __future__ import annotations
