@@ -270,7 +270,7 @@ def test_reset_with_uncertain_capacity_and_a_risk_bound(callbacks):
     with callbacks.registry.use(SID) as session:
         model = session.runs[0].model
         assert model.resource_providers["rp"].uncertainty.sigma == 2.0
-        assert model.service_providers["sp"].risk == 0.1
+        assert model.service_providers["sp"].planner.risk == 0.1
     _, message = control(callbacks, "reset", **panel(risk_bound=2))
     assert message.startswith("Not reset: service_providers.0.risk: Input should be less than 1")
 
