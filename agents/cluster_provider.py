@@ -207,6 +207,9 @@ class EDFProvider(ClusterProvider):
                 record = self.records[job.id]
                 record.committed = False
                 self.accepted -= 1
+                client = self.model.clients.get(job.client or "client")
+                if client is not None:  # the client placed it here: it is rejected after all
+                    client.withdrawn(job)
                 record.decision = Decision(
                     False, "deadline-unreachable",
                     f"selected at {now:.3f} h: estimate ends after the deadline {job.deadline:.3f}",

@@ -143,6 +143,7 @@ class ServiceProviderAgent(mesa.Agent):
         self.completions = model.clock.completions(self.complete)
         self._dispatch_event: Event | None = None
         self._wake_event: Event | None = None
+        self._blocked: list[Plan] = []  # plans with a due job that could not start (dispatch)
 
     @property
     def scheduler(self) -> Scheduler:
@@ -229,9 +230,9 @@ class ServiceProviderAgent(mesa.Agent):
         if now is None:
             now = self.model.time
         self.planners[record.pool].admit(job, record.decision, now)
-        need = self.least_need(job)
-        if need > self.pools[record.pool].most_available:
-            self.model.note_never_runs(self, job, need)
+        need, pool = self.least_need(job), self.pools[record.pool]
+        if pool.mean_wait(need) > self.model.stall_after:  # (never, or essentially never)
+            self.model.note_never_runs(self, job, need, pool)
         self._request_dispatch(now)
 
     def least_need(self, job: Job) -> int:
@@ -263,12 +264,13 @@ class ServiceProviderAgent(mesa.Agent):
         """Start every job the plan has due now; sleep until its next planned start (with
         several pools: each pool's plan in turn, until the earliest next start of them)."""
         self._dispatch_event = None
+        self._blocked = []
         now = self.model.clock.now
         if self.planners_are_one:
             plan = self._dispatch_pool(self.planner, self.resource_provider, now)
             if plan is not None:
                 self.last_plan = plan
-            self._set_wake(plan.next_start(now) if plan is not None else None, now)
+            self._set_wake(self._next_start(plan, now) if plan is not None else None, now)
             return
         plans = [
             plan
@@ -277,8 +279,19 @@ class ServiceProviderAgent(mesa.Agent):
         ]
         self.last_plan = Plan(now, [p for plan in plans for p in plan.placements])
         self._set_wake(
-            min((w for p in plans if (w := p.next_start(now)) is not None), default=None), now
+            min((w for p in plans if (w := self._next_start(p, now)) is not None), default=None),
+            now,
         )
+
+    def _next_start(self, plan: Plan, now: float) -> float | None:
+        """When ``plan`` starts its next job (None: no wake-up). None too when a job it had due
+        now could not start: it, and the jobs planned after it, wait for something to change
+        (an availability draw or an outage, processors returned to the pool, an arrival, a
+        completion: each runs the scheduler again), never waking in between to plan the same
+        (which, each predicted end apart, would spin through a long stall)."""
+        if any(plan is blocked for blocked in self._blocked):
+            return None
+        return plan.next_start(now)
 
     def _dispatch_pool(
         self, planner: Planner, pool: ResourceProviderAgent, now: float
@@ -290,6 +303,8 @@ class ServiceProviderAgent(mesa.Agent):
         for placement in plan.due(now):
             if self.start(placement, pool, now):
                 planner.started(placement.job)
+            elif not self._blocked or self._blocked[-1] is not plan:
+                self._blocked.append(plan)  # (see _next_start)
         if planner.scheduler.compresses:
             planner.compress(plan)
         if planner.risk is not None:  # processors free now carry no risk (§3.5)
@@ -328,13 +343,13 @@ class ServiceProviderAgent(mesa.Agent):
         job, n = placement.job, placement.processors
         if now is None:
             now = self.model.time
-        rp, snap = pool or self.resource_provider, self.model.clock.snap
-        lease = rp.rent(self.name, n, snap(now + job.predicted_runtime(n)), job.id, now)
+        rp, end_of = pool or self.resource_provider, self.model.clock.end_of
+        lease = rp.rent(self.name, n, end_of(now, job.predicted_runtime(n)), job.id, now)
         if lease is None and self.reshape:
             fits = [m for m in job.shapes if m <= rp.available()]
             if fits:
                 n = fits[-1]
-                lease = rp.rent(self.name, n, snap(now + job.predicted_runtime(n)), job.id, now)
+                lease = rp.rent(self.name, n, end_of(now, job.predicted_runtime(n)), job.id, now)
                 self.reshaped += 1
         if lease is None:
             return False
@@ -342,7 +357,7 @@ class ServiceProviderAgent(mesa.Agent):
         record.processors, record.start, record.lease = n, now, lease
         self.busy += n
         self.running += 1
-        self.completions.add(snap(now + job.runtime(n)), job.id)
+        self.completions.add(end_of(now, job.runtime(n)), job.id)  # (never before now)
         return True
 
     def complete(self, job_ids: list[int], now: float | None = None) -> None:

@@ -95,7 +95,9 @@ class ResourceProviderSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "rp"
-    capacity: int = Field(10, ge=1, description="processors (Table 1: 10)")
+    capacity: int = Field(
+        10, ge=1, le=limits.MAX_PROCESSORS, description="processors (Table 1: 10; <= 1,000,000)"
+    )
     price: float = Field(3.0, ge=0, description="per processor-hour (Table 1: 3 florins)")
     price_changes: list[PriceChange] = Field(
         default_factory=list, description="a price schedule, in increasing time order"
@@ -130,7 +132,11 @@ class ServiceProviderSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "sp"
-    scheduler: PolicySpec = PolicySpec(name="first_profit")
+    scheduler: PolicySpec = Field(
+        PolicySpec(name="first_profit"),
+        description="default: the one its admission's promises are about (conservative for the "
+        "QoPS family: qops, msb, mrt, vqops, dvqops), else first_profit",
+    )
     admission: PolicySpec = PolicySpec(name="positive_opportunity")
     resource_provider: str | None = Field(None, description="default: the first one")
     resource_providers: list[str] | None = Field(
@@ -152,6 +158,16 @@ class ServiceProviderSpec(BaseModel):
         description="run a deadline cluster instead (libra, libra_risk, edf: Yeo & Buyya "
         "ICPP'06); scheduler, admission, risk and reshape are then unused",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _admissions_scheduler(cls, data: Any) -> Any:
+        """No scheduler given: the one the admission's promises are about, if it has one."""
+        if isinstance(data, dict) and data.get("scheduler") is None:
+            own = paired_scheduler(data.get("admission"))
+            if own is not None:
+                return {**data, "scheduler": own}
+        return data
 
     @field_validator("scheduler")
     @classmethod
@@ -201,6 +217,17 @@ class ServiceProviderSpec(BaseModel):
         if spec is not None:
             make_cluster(spec.name, **spec.params)
         return spec
+
+
+def paired_scheduler(admission: Any) -> str | None:
+    """The scheduler an admission policy (a name, ``{name: ...}`` or a :class:`PolicySpec`)
+    keeps its promises with (``Admission.scheduler``), or None."""
+    from agents.policies import ADMISSIONS
+
+    name = admission.get("name") if isinstance(admission, dict) else admission
+    name = getattr(name, "name", name)
+    policy = ADMISSIONS.get(name) if isinstance(name, str) else None
+    return getattr(policy, "scheduler", None)
 
 
 class ClientSpec(BaseModel):
@@ -300,6 +327,15 @@ class Scenario(BaseModel):
                 raise ValueError(
                     f"service_providers.{i}.resource_providers: a deadline cluster rents from "
                     "one resource provider"
+                )
+        for i, sp in enumerate(self.service_providers):
+            own = paired_scheduler(sp.admission)
+            if sp.cluster is None and own is not None and sp.scheduler.name != own:
+                raise ValueError(
+                    f"service_providers.{i}.scheduler: {sp.admission.name} admits only schedules "
+                    f"that meet every deadline as the {own} scheduler plans them (QoPS TR §3: a "
+                    f"reservation per job); with {sp.scheduler.name} admitted jobs can miss "
+                    f"theirs: give scheduler: {own} (or leave it out)"
                 )
         # A deadline cluster's nodes are its pool's processors: it cannot share them.
         first = self.resource_providers[0].name

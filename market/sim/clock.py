@@ -20,7 +20,8 @@ per method) and
 Whatever ``fast`` says, times can be *exact*: with ``ticks_per_hour`` (3600 for a trace, whose
 times are whole seconds) every time an agent derives (a completion, a lease's end, a wake-up) is
 snapped to the tick grid by :meth:`Clock.snap`, so two events in the same second are one instant
-whatever the float sums that made them (``k / 3600`` is one float for each whole second ``k``).
+whatever the float sums that made them (``k / 3600`` is one float for each whole second ``k``);
+an end is never snapped before its start (:meth:`Clock.end_of`).
 
 With ``fast=False`` every such piece of work is an ordinary Mesa event (one per completion, a
 low-priority event for the end of an instant) and nothing is reused: the plain reading of the
@@ -97,6 +98,16 @@ class Clock:
         ticks."""
         ticks = self.ticks_per_hour
         return time if ticks is None else round(time * ticks) / ticks
+
+    def end_of(self, start: float, duration: float) -> float:
+        """When something of ``duration`` started at ``start`` ends: ``start + duration`` on the
+        tick grid, never before ``start`` (a start off the grid, a synthetic client's arrival
+        beside a trace, and a duration under half a tick would round below it)."""
+        ticks = self.ticks_per_hour
+        if ticks is None:
+            return start + duration
+        end = round((start + duration) * ticks) / ticks
+        return end if end >= start else start
 
     def at(self, time: float, callback: Callable[[], Any], priority=Priority.DEFAULT) -> Event:
         """Schedule ``callback`` (an agent's bound method, or any callable kept alive by its

@@ -16,7 +16,8 @@ from market.core.ledger import Kind
 from market.core.utility import UtilityFunction
 from market.inputs.scenario import ScenarioError, load, validate
 from market.sim.model import GridMarket, MarketStalled
-from tests.markets import check_invariants, random_market, stalled_on_availability, watch
+from tests.invariants import check_invariants, stalled_on_availability, watch
+from tests.markets import random_market
 
 #: Random competing markets in the property test; GRIDMARKET_MARKETS=1000 for many more.
 MARKETS = int(os.environ.get("GRIDMARKET_MARKETS", "120"))

@@ -21,7 +21,8 @@ from market.core.utility import UtilityFunction
 from market.inputs.scenario import ScenarioError, load, validate
 from market.sim.model import GridMarket, MarketStalled
 from tests.conftest import DEFAULT_SCENARIO, make_ctx, make_job
-from tests.markets import check_invariants, random_market, stalled_on_availability, watch
+from tests.invariants import check_invariants, stalled_on_availability, watch
+from tests.markets import random_market
 
 #: Random markets per run of the property test; GRIDMARKET_MARKETS=1000 for the full count.
 MARKETS = int(os.environ.get("GRIDMARKET_MARKETS", "200"))
