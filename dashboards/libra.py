@@ -1,4 +1,4 @@
-"""A live view of a deadline-cluster scenario (issue 16 item 8): ``python -m dashboards.libra
+"""A live view of a deadline-cluster scenario: ``python -m dashboards.libra
 [SCENARIO] [--set KEY=VALUE ...] [--host 127.0.0.1] [--port 8053] [--speed 24]``, by default
 ``scenarios/libra/sdsc.yaml`` (the last 3,000 SDSC-SP2 jobs). Every variant (Libra, LibraRisk,
 EDF, ...) runs in parallel on the scenario's seed, so on one job stream.

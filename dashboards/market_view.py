@@ -1,4 +1,4 @@
-"""A live view of a competing market (issue 18 item 7): ``python -m dashboards.market_view
+"""A live view of a competing market: ``python -m dashboards.market_view
 [SCENARIO] [--host 127.0.0.1] [--port 8052] [--hours 1]`` (default:
 ``scenarios/market/competition.yaml``, first variant).
 

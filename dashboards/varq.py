@@ -1,4 +1,4 @@
-"""A live view of a VARQ run (issue 17 item 7): ``python -m dashboards.varq [SCENARIO]
+"""A live view of a VARQ run: ``python -m dashboards.varq [SCENARIO]
 [--host 127.0.0.1] [--port 8051]`` (default: ``scenarios/varq/table4.yaml``, first variant).
 
 Three charts, redrawn every second while the run advances ``hours`` simulated hours a tick:

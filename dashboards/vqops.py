@@ -1,4 +1,4 @@
-"""A live view of a VQoPS/DVQoPS scenario (issue 15 item 6): ``python -m dashboards.vqops
+"""A live view of a VQoPS/DVQoPS scenario: ``python -m dashboards.vqops
 [SCENARIO] [--set KEY=VALUE ...] [--host 127.0.0.1] [--port 8052] [--speed 24]``, by default
 ``scenarios/vqops/sdsc.yaml`` (e.g. ``--set clients.0.workload.first_jobs=1000`` for a short
 run). Every variant runs in parallel on the scenario's seed, so on one job stream.

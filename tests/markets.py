@@ -18,8 +18,6 @@ with VARQ users, random reservations and a broker.
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from pathlib import Path
 from typing import Any
 

@@ -10,7 +10,8 @@ Parameters of a policy are its constructor's keyword arguments; a scenario gives
 constructor's annotations before it is built (:func:`check_params`): ``k: int`` refuses 2.5,
 ``alpha: float`` refuses ``.nan`` and ``.inf`` (no parameter may be infinite or NaN), a
 ``Literal`` its other values; the constructor then checks ranges. A new policy gets this by
-annotating its parameters.
+annotating its parameters. A name that is not registered is resolved as the user's own class,
+``module:Class`` or an installed entry point (:mod:`agents.policies.resolve`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from agents.policies.base import Admission, Scheduler
+from agents.policies.resolve import resolve_policy
 from market.core.errors import first_non_finite
 
 SCHEDULERS: dict[str, type[Scheduler]] = {}
@@ -69,9 +71,9 @@ def register_pricing(name: str) -> Callable[[type], type]:
 
 
 def _build[T](table: dict[str, type[T]], what: str, name: str, params: dict[str, Any]) -> T:
-    if name not in table:
-        raise ValueError(f"unknown {what} {name!r} (known: {', '.join(sorted(table))})")
-    cls = table[name]
+    cls = table.get(name)
+    if cls is None:  # the user's own: 'module:Class' or an installed entry point
+        cls = resolve_policy(what, name, table)
     accepted = inspect.signature(cls).parameters
     unknown = sorted(set(params) - set(accepted))
     if unknown:

@@ -41,7 +41,9 @@ from typing import Any
 import pandas as pd
 
 from market.cli import qbets as qbets_cli
+from market.cli import scenarios as scenarios_cli
 from market.cli.formatting import cell
+from market.cli.progress import RunProgress
 from market.cli.tables import print_run_tables
 from market.core.qbets import QbetsError
 from market.experiments.batch import BatchError, SweepInterrupted, make_executor, run_sweep
@@ -72,6 +74,12 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a scenario and print its summary")
     run.add_argument("scenario", help="a scenario file, or a name such as profit/default")
     run.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
+    run.add_argument(
+        "--variant",
+        action="append",
+        metavar="LABEL",
+        help="run only this variant (repeatable; default: every variant)",
+    )
     run.add_argument(
         "--set",
         action="append",
@@ -136,6 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--skip-bad", action="store_true", help="skip malformed lines, counted")
     info.add_argument("--processors", type=int, help="machine size (default: the trace's MaxProcs)")
     qbets_cli.add_parser(trace_commands)
+    scenarios_cli.add_parser(commands)
 
     for plugin in plugins().values():
         plugin.add_arguments(commands.add_parser(plugin.NAME, help=plugin.HELP))
@@ -182,14 +191,22 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
+    if args.variant:
+        scenario = scenarios_cli.chosen_variants(scenario, args.variant, args.scenario)
     variants = scenario.expand(args.scenario)  # validates every variant before anything runs
     summaries, jobs, runs, markets = [], [], [], []
-    for label, variant in variants:
-        try:
-            result = GridMarket(variant, seed=args.seed).run()
-        except MarketStalled as exc:  # one line naming the cause; say which run
-            where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
-            raise MarketStalled(f"{where}: {exc}") from None
+    with RunProgress(len(variants)) as progress:  # on a terminal only
+        results = []
+        for label, variant in variants:
+            progress.running(label)
+            try:
+                model = GridMarket(variant, seed=args.seed)
+                progress.watch(model)
+                results.append((label, variant, model.run()))
+            except MarketStalled as exc:  # one line naming the cause; say which run
+                where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
+                raise MarketStalled(f"{where}: {exc}") from None
+    for label, variant, result in results:
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
         markets.append(result.market.assign(variant=label, seed=result.seed))
@@ -407,6 +424,7 @@ def _write_frame(frame: pd.DataFrame, path: Path, option: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridmarket`` console script."""
+    _user_modules_importable()
     try:
         args = _parser().parse_args(argv)
         if args.command == "run":
@@ -421,6 +439,8 @@ def main(argv: list[str] | None = None) -> int:
             in_range("--top", args.top, 1, 10**6)
             print(report(args.results, args.top), end="")
             return 0
+        if args.command == "scenarios":
+            return scenarios_cli.run(args)
         if args.command == "trace" and args.trace_command == "qbets":
             return qbets_cli.run(args)
         if args.command == "trace":
@@ -450,6 +470,15 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     return 1
+
+
+def _user_modules_importable() -> None:
+    """Put the current directory on the module path (last, so it shadows nothing), as
+    ``python -m`` would: a scenario may name a policy of the user's own, ``mymodule:MyClass``,
+    and worker processes inherit the path."""
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.append(cwd)
 
 
 if __name__ == "__main__":

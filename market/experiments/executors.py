@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 import traceback
 from collections.abc import Iterable, Iterator
@@ -100,14 +101,17 @@ class InProcess(Executor):
             yield execute_run(spec)
 
 
-def _worker_init(parent: int) -> None:
+def _worker_init(parent: int, path: list[str] | None = None) -> None:
     """Set up a pool worker: Ctrl-C goes to the whole process group, and the parent handles it
-    (and stops the workers); and a worker whose parent was killed outright (SIGKILL, where no
-    clean-up runs) exits within a second instead of waiting on its queue for ever."""
+    (and stops the workers); a worker whose parent was killed outright (SIGKILL, where no
+    clean-up runs) exits within a second instead of waiting on its queue for ever; and the
+    parent's module ``path`` is on the worker's too (the forkserver may predate an entry), so
+    a policy of the user's own (``module:Class``) imports there as it did in the parent."""
     import signal
     import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.path.extend(p for p in path or () if p not in sys.path)
 
     def watch() -> None:
         while True:
@@ -165,7 +169,7 @@ class LocalProcesses(Executor):
             self.workers,
             mp_context=_mp_context(),
             initializer=_worker_init,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), list(sys.path)),
         )
         todo = iter(specs)
         pending: set = set()

@@ -29,6 +29,7 @@ from market.core.errors import ScenarioError
 from market.core.rent import PriceSchedule
 from market.inputs import limits
 from market.inputs.paths import PathError, set_path
+from market.inputs.scenario_checks import CROSS_FIELD_CHECKS, paired_scheduler
 from market.inputs.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
 from market.inputs.site_spec import BatchSiteSpec
 from market.inputs.sweep_spec import SweepSpec
@@ -219,17 +220,6 @@ class ServiceProviderSpec(BaseModel):
         return spec
 
 
-def paired_scheduler(admission: Any) -> str | None:
-    """The scheduler an admission policy (a name, ``{name: ...}`` or a :class:`PolicySpec`)
-    keeps its promises with (``Admission.scheduler``), or None."""
-    from agents.policies import ADMISSIONS
-
-    name = admission.get("name") if isinstance(admission, dict) else admission
-    name = getattr(name, "name", name)
-    policy = ADMISSIONS.get(name) if isinstance(name, str) else None
-    return getattr(policy, "scheduler", None)
-
-
 class ClientSpec(BaseModel):
     """A client: the jobs it submits and how it picks among service providers."""
 
@@ -283,82 +273,8 @@ class Scenario(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
-        if not self.service_providers and not self.batch_sites:
-            raise ValueError("service_providers: give at least one (or a batch site)")
-        if not self.clients and not self.batch_sites:
-            raise ValueError("clients: give at least one (or a batch site)")
-        bad = limits.first_bad_value(self.model_dump(mode="python"))
-        if bad is not None:
-            raise ValueError(f"{bad[0]}: {bad[1]}" if bad[0] else bad[1])
-        owners: dict[str, str] = {}  # one ledger account per name: names are unique overall
-        for kind, items in (
-            ("resource_providers", self.resource_providers),
-            ("service_providers", self.service_providers),
-            ("clients", self.clients),
-            ("batch_sites", self.batch_sites),
-        ):
-            for i, item in enumerate(items):
-                where = f"{kind}.{i}"
-                if item.name in owners:
-                    raise ValueError(
-                        f"{where}.name: {item.name!r} is also the name of {owners[item.name]} "
-                        "(every agent needs its own name)"
-                    )
-                owners[item.name] = where
-        rps = {rp.name for rp in self.resource_providers}
-        for i, sp in enumerate(self.service_providers):
-            if sp.resource_provider is not None and sp.resource_provider not in rps:
-                raise ValueError(
-                    f"service_providers.{i}.resource_provider: no resource provider named "
-                    f"{sp.resource_provider!r} (have: {', '.join(sorted(rps))})"
-                )
-            for j, name in enumerate(sp.resource_providers or []):
-                if name not in rps:
-                    raise ValueError(
-                        f"service_providers.{i}.resource_providers.{j}: no resource provider "
-                        f"named {name!r} (have: {', '.join(sorted(rps))})"
-                    )
-            if sp.resource_providers and sp.resource_provider is not None:
-                raise ValueError(
-                    f"service_providers.{i}.resource_providers: give it or resource_provider, "
-                    "not both"
-                )
-            if sp.resource_providers and sp.cluster is not None and len(sp.resource_providers) > 1:
-                raise ValueError(
-                    f"service_providers.{i}.resource_providers: a deadline cluster rents from "
-                    "one resource provider"
-                )
-        for i, sp in enumerate(self.service_providers):
-            own = paired_scheduler(sp.admission)
-            if sp.cluster is None and own is not None and sp.scheduler.name != own:
-                raise ValueError(
-                    f"service_providers.{i}.scheduler: {sp.admission.name} admits only schedules "
-                    f"that meet every deadline as the {own} scheduler plans them (QoPS TR §3: a "
-                    f"reservation per job); with {sp.scheduler.name} admitted jobs can miss "
-                    f"theirs: give scheduler: {own} (or leave it out)"
-                )
-        # A deadline cluster's nodes are its pool's processors: it cannot share them.
-        first = self.resource_providers[0].name
-        pools = [sp.pool_names(first) for sp in self.service_providers]
-        for i, sp in enumerate(self.service_providers):
-            if sp.cluster is None:
-                continue
-            own = pools[i][0]
-            other = next((o.name for o, p in zip(self.service_providers, pools, strict=True)
-                          if own in p and o is not sp), None)  # fmt: skip
-            if other is not None:
-                raise ValueError(
-                    f"service_providers.{i}.cluster: a deadline cluster needs a resource provider "
-                    f"of its own ({own!r} is also rented by {other!r})"
-                )
-        sps = {sp.name for sp in self.service_providers}
-        for i, client in enumerate(self.clients):
-            for name in client.providers or []:
-                if name not in sps:
-                    raise ValueError(f"clients.{i}.providers: no service provider named {name!r}")
-        unbounded = limits.too_many_jobs(self) or limits.unbounded_setting(self)
-        if unbounded is not None:
-            raise ValueError(unbounded)
+        for check in CROSS_FIELD_CHECKS:  # (market.inputs.scenario_checks)
+            check(self)
         return self
 
     # -- derived scenarios ---------------------------------------------------------------------
