@@ -50,8 +50,8 @@ import pandas as pd
 from market.inputs.swf import FIELDS, SwfError, write_swf
 
 if TYPE_CHECKING:
-    from market.results.result import RunResult
     from market.inputs.scenario import Scenario
+    from market.results.result import RunResult
 
 #: Batsim's jobs.csv columns, in the order Batsim writes them (``src/export.cpp``).
 EVALYS_COLUMNS = (

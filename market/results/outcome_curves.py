@@ -23,8 +23,8 @@ import math
 import numpy as np
 
 from market.results.fulfilment import MET
-from market.results.provider_metrics import SLOWDOWN_BOUND
 from market.results.job_outcomes import JobOutcomes
+from market.results.provider_metrics import SLOWDOWN_BOUND
 
 #: The curves of :func:`qos_curves`, named as the summary's columns.
 QOS_CURVES = (

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from market.core.errors import ScenarioError
 from market.core.jobs import Job
 from market.core.utility import UtilityFunction
+from market.inputs.limits import MAX_PROCESSORS, check_machine, check_run_jobs
 from market.inputs.swf import read_swf
 from market.inputs.trace_selection import (
     DropReport,
@@ -37,7 +38,6 @@ from market.inputs.trace_selection import (
     TooWide,
     ZeroRuntime,
 )
-from market.inputs.limits import MAX_PROCESSORS, check_machine, check_run_jobs
 from market.inputs.traces import resolve_trace
 from market.inputs.workloads import trace_steps as steps
 from market.inputs.workloads.deadlines import urgency_factors
