@@ -174,8 +174,9 @@ def check_tables(model: GridMarket) -> None:
         ):
             assert _close(value, rent, moved), f"{sp.name}: {where} rent {value} != ledger {rent}"
         assert _close(by_name.loc[sp.name, "revenue"], revenue, moved), f"{sp.name}: revenue"
-        if not _time_shared(sp):  # (a time-shared cluster's rent is not per job)
-            assert _close(math.fsum(rows["rent"].dropna()), rent, moved), f"{sp.name}: job rent"
+        assert _close(math.fsum(rows["rent"].dropna()), rent, moved), f"{sp.name}: job rent"
+        profit = math.fsum(rows["profit"].dropna())
+        assert _close(profit, revenue - rent, moved), f"{sp.name}: job profits"
     for client in model.clients.values():
         mine = jobs[jobs["client"].fillna("client") == client.name]
         placed = committed[committed["client"].fillna("client") == client.name]

@@ -203,9 +203,9 @@ def run_command(args: argparse.Namespace, out=None) -> int:
                 model = GridMarket(variant, seed=args.seed)
                 progress.watch(model)
                 results.append((label, variant, model.run()))
-            except MarketStalled as exc:  # one line naming the cause; say which run
+            except (MarketStalled, ScenarioError, SwfError) as exc:  # one line: say which run
                 where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
-                raise MarketStalled(f"{where}: {exc}") from None
+                raise type(exc)(f"{where}: {exc}") from None
     for label, variant, result in results:
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
