@@ -8,7 +8,8 @@
   naming the job's own pool.
 - A stretch where nothing happens costs two samples, however long; a trace's run whose pools
   would draw their availability too often over its length is refused before it starts.
-- EDF rejecting a job it had queued counts it as rejected in the market table too.
+- EDF rejecting a job it had queued counts it as rejected in the market table too; a
+  time-shared node's rent is shared by the jobs on it, so per-job rents sum to the ledger's.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import time
 
 import pytest
 
+from market.core.ledger import Kind
 from market.inputs.scenario import ScenarioError, validate
 from market.sim.model import GridMarket, MarketStalled
 from tests.invariants import check_invariants, check_tables, watch
@@ -200,3 +202,28 @@ def test_a_job_edf_rejects_when_it_selects_it_is_rejected_in_the_market_table(tm
     assert (client.submitted, client.placed, client.rejected) == (3, 1, 2)
     assert result.jobs["committed"].sum() == 1
     assert list(result.jobs["reason"]).count("deadline-unreachable") == 2
+
+
+def test_a_time_shared_nodes_rent_is_shared_by_the_jobs_on_it(tmp_path):
+    # One Libra node at 1 per hour: job 1 alone from 0 to 0.5 h, both from 0.5 h until job 1
+    # ends, then job 2 alone until it ends. Each stretch is shared equally by the jobs on the
+    # node then, so the parts sum to the rent the ledger holds (it used to show 0 per job).
+    replay = trace(tmp_path / "t.swf", [(0, 3600, 1), (1800, 3600, 1)], max_procs=1)
+    workload = {"kind": "swf", "trace": replay, "deadlines": "factor", "deadline_factor": 4.0}
+    model = market(
+        {
+            "resource_providers": [{"name": "rp", "capacity": 1, "price": 1.0}],
+            "service_providers": [{"name": "sp", "cluster": "libra"}],
+            "clients": [{"name": "c", "workload": workload}],
+        }
+    )
+    watch(model)
+    model.run()
+    check_invariants(model)
+    check_tables(model)
+    first, second = (model.service_providers["sp"].records[k] for k in (0, 1))
+    assert first.committed and second.committed and 0.5 < first.end < second.end
+    together = first.end - 0.5
+    assert first.rent == pytest.approx(0.5 + together / 2)
+    assert second.rent == pytest.approx(together / 2 + second.end - first.end)
+    assert first.rent + second.rent == pytest.approx(model.ledger.paid("sp", Kind.RENT))

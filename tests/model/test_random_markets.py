@@ -32,7 +32,7 @@ from tests.invariants import (
 from tests.markets import any_market
 
 #: Random markets per run; GRIDMARKET_MARKETS=2000 for a long run.
-MARKETS = int(os.environ.get("GRIDMARKET_MARKETS", "250"))
+MARKETS = int(os.environ.get("GRIDMARKET_MARKETS", "300"))
 #: CPU seconds one small market may take (they take a few hundredths of a second; a market
 #: spinning on a stall or a sample loop would take minutes).
 CPU_BOUND = 20.0
