@@ -3,28 +3,14 @@
 such numbers stay far from overflowing), text free of control characters and lone surrogates
 (:func:`first_bad_value`), and no setting that makes a run take endless samples or events.
 
-A run samples its time series every ``sample_interval`` hours and, when a resource provider's
-availability varies, draws it afresh every ``uncertainty.period`` hours and starts outages at
-``uncertainty.outage_rate`` per hour, for as long as the run lasts. These bounds are relative to
-the run, so that no fixed number refuses a valid long or short market:
-
-- the **expected horizon** of a scenario whose workloads are all synthetic (``kind: profit``)
-  is the longest client's expected arrival span (``jobs x mean_interarrival``) plus the time
-  the pools need for all the work on one processor each (sum of ``jobs x mean_work`` over the
-  total capacity): for Table 1, 30 + 140 = 170 hours;
-- over that horizon a run may take at most :data:`MAX_SAMPLES` samples, and each varying pool at
-  most :data:`MAX_EVENTS` availability draws and :data:`MAX_EVENTS` expected outages;
-- with a trace workload the horizon is known only once the trace is read, so the fixed floor
-  :data:`MIN_STEP` (one second, the resolution of SWF times) bounds the sample interval and the
-  period, and ``outage_rate`` is at most one per :data:`MIN_STEP`.
-
-Counts have fixed ceilings, far above the papers' (200 jobs, traces of 5,000 to 100,000),
-checked before anything is built: ``jobs`` <= :data:`MAX_JOBS` per client and in all per run
-(trace jobs counted once the trace is read and scaled, before they become jobs); a trace file
-holds at most :data:`MAX_TRACE_RECORDS` data lines and :data:`MAX_TRACE_BYTES` bytes (once
-decompressed), each line at most :data:`MAX_LINE_CHARS` characters; a pool or a machine (a
-trace's MaxProcs too) has at most :data:`MAX_PROCESSORS` processors. A seed is an integer in
-[0, :data:`MAX_SEED`] (it is stored as a 64-bit integer in results).
+The bounds are relative to the run. The expected horizon of an all-synthetic scenario is the
+longest client's arrival span plus all the work over the total capacity; over it a run may take
+at most :data:`MAX_SAMPLES` samples and each varying pool :data:`MAX_EVENTS` availability draws
+and expected outages. A trace's horizon is known once it is read: :data:`MIN_STEP` (one second)
+bounds the sample interval and the period before, the draws after. Counts are checked before
+anything is built: ``jobs`` <= :data:`MAX_JOBS` per client and per run; a trace at most
+:data:`MAX_TRACE_RECORDS` lines and :data:`MAX_TRACE_BYTES` bytes decompressed, lines at most
+:data:`MAX_LINE_CHARS` characters; at most :data:`MAX_PROCESSORS` processors per pool or machine.
 """
 
 from __future__ import annotations

@@ -1,19 +1,13 @@
 """Scenarios: everything a run needs, read from a YAML file and validated.
 
 A scenario names the resource providers (capacity, price), the service providers (scheduler,
-admission policy, which resource provider they rent from), and the clients (workload, offer
-rule). ``variants`` names alternatives run side by side with the same seed, and so on the same
-job stream (the papers' way of comparing policies); each is a set of overrides in the same
-``dotted.path=value`` form as the CLI's ``--set``.
-
-Every error is one line that names the file and the field, e.g.
-``scenarios/x.yaml: clients.0.workload.mean_interarrival: must be greater than 0``.
-
-Beyond each field's own range, a scenario is refused when any number in it is infinite or NaN,
-when two agents (clients, service and resource providers alike) share a name, when price
-changes are not in increasing time order, or when a setting would make the run take endless
-samples or events (:mod:`market.inputs.limits` has the bounds). Files are found on the search path
-of
+admission policy, resource provider) and the clients (workload, offer rule). ``variants`` are
+alternatives run side by side with the same seed, so on the same job stream (the papers' way of
+comparing policies), each a set of ``dotted.path=value`` overrides like the CLI's ``--set``.
+Every error is one line naming the file and the field. Beyond each field's range, a scenario is
+refused for an infinite or NaN number, two agents sharing a name, price changes out of time
+order, or a setting that would make the run endless (:mod:`market.inputs.limits`;
+docs/guide/scenarios.md). Files are found on the search path of
 :mod:`market.inputs.scenario_files` (``profit/default`` names a shipped scenario).
 """
 

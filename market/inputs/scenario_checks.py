@@ -25,9 +25,9 @@ def has_participants(s: Scenario) -> None:
         raise ValueError("clients: give at least one (or a batch site)")
 
 
-def sound_values(s: Scenario) -> None:
-    """No infinite, NaN, huge or minute number, no control character or lone surrogate in any
-    text, anywhere (:func:`market.inputs.limits.first_bad_value`)."""
+def finite_numbers(s: Scenario) -> None:
+    """No infinite, NaN or out-of-range number and no unreadable text anywhere
+    (:func:`market.inputs.limits.first_bad_value`)."""
     bad = limits.first_bad_value(s.model_dump(mode="python"))
     if bad is not None:
         raise ValueError(f"{bad[0]}: {bad[1]}" if bad[0] else bad[1])
@@ -136,8 +136,7 @@ def clients_name_providers(s: Scenario) -> None:
 
 
 def bounded(s: Scenario) -> None:
-    """No setting makes the run take endless samples or events, nor holds more jobs than a run
-    may have (:mod:`market.inputs.limits`)."""
+    """No setting makes the run take endless samples or events (:mod:`market.inputs.limits`)."""
     unbounded = limits.too_many_jobs(s) or limits.unbounded_setting(s)
     if unbounded is not None:
         raise ValueError(unbounded)
@@ -146,7 +145,7 @@ def bounded(s: Scenario) -> None:
 #: Run in this order; the first failure is the scenario's error.
 CROSS_FIELD_CHECKS: tuple[Callable[[Scenario], None], ...] = (
     has_participants,
-    sound_values,
+    finite_numbers,
     unique_names,
     pools_exist,
     clusters_own_their_pool,

@@ -217,13 +217,14 @@ class TraceWorkload(BaseModel):
         keep = steps.subset(arrays["submit"], self.first_jobs, self.last_jobs, self.window)
         submit = arrays["submit"][keep]
         n = len(submit)
-        extra = round((self.load_factor - 1.0) * n) if self.load_method == "duplicate" else 0
-        check_run_jobs(n + extra, 0, f"trace {self.trace}", _FEWER)  # (before scaling)
         runtime = arrays["runtime"][keep] / SECONDS_PER_HOUR
         requested = None
         if self.estimates == "trace":
             requested = arrays["req_time"][keep] / SECONDS_PER_HOUR
         estimate, raised = steps.planned_estimates(runtime, requested, self.estimate_inaccuracy)
+        # the jobs the load makes, counted before any is made (market.inputs.limits)
+        extra = round((self.load_factor - 1.0) * n) if self.load_method == "duplicate" else 0
+        check_run_jobs(n + extra, 0, f"trace {self.trace}", _FEWER)
         order = order_stream.permutation(n) if n else np.empty(0, dtype=np.int64)
         jobs = steps.Stream(
             arrival=(submit - submit[0]) / SECONDS_PER_HOUR if n else np.empty(0),
