@@ -6,14 +6,13 @@ provider's processors (its ``capacity``; a pool without uncertainty, which the p
 is); rent is paid for a processor while it runs a job; clients pay the job's utility at the end.
 
 - :class:`TimeSharedProvider`: at submission the policy picks nodes or rejects (§3.1, §3.3); an
-  admitted job starts at once on :class:`market.core.timeshare.TimeSharedCluster` and completes
-  when its actual work is done. The provider rents a node while any job is on it; each stretch of a
-  node's rent between two changes of its jobs is shared equally by the jobs on it then (our
-  choice), so a job's record shows its part, and the parts sum to the provider's rent.
+  admitted job starts at once on :class:`market.core.timeshare.TimeSharedCluster`, ends when its
+  work is done. A node is rented while any job is on it; its rent between two changes of its jobs
+  is shared equally by the jobs on it then (ours): per-job rents sum to the provider's.
 - :class:`EDFProvider`: every job is queued at submission; the earliest deadline is selected,
   rejected then if admission control says its deadline cannot be met (its record's decision
-  becomes that rejection and it counts as not admitted), and otherwise started once enough
-  processors are free (§4).
+  becomes that rejection, its client's placement is withdrawn), and otherwise started once
+  enough processors are free (§4).
 """
 
 from __future__ import annotations

@@ -36,8 +36,8 @@ def watch(model: GridMarket) -> None:
         rent, release = rp.rent, rp.release
         rp.lease_log = []
 
-        def rented(tenant, processors, until, job=None, now=None, *, rp=rp, rent=rent):
-            lease = rent(tenant, processors, until, job, now)
+        def rented(tenant, processors, until, job=None, *, rp=rp, rent=rent):
+            lease = rent(tenant, processors, until, job)
             if lease is not None:
                 assert processors >= 1, f"{rp.name}: a lease of {processors} processors"
                 assert rp.in_use <= rp.availability, (
@@ -47,8 +47,8 @@ def watch(model: GridMarket) -> None:
                 rp.lease_log.append((rp.model.time, rp.in_use))
             return lease
 
-        def released(lease, now=None, *, rp=rp, release=release):
-            rent = release(lease, now)
+        def released(lease, *, rp=rp, release=release):
+            rent = release(lease)
             rp.lease_log.append((rp.model.time, rp.in_use))
             return rent
 

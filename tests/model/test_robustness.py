@@ -81,9 +81,9 @@ def test_a_wake_up_is_never_rounded_back_to_now():
     model = _market({"clients": [{"name": "c", "workload": {"jobs": 1}}]})
     model.clock.ticks_per_hour = 3600
     sp = model.service_providers["sp"]
-    sp._set_wake(0.3 / 3600)
+    sp._set_wake(0.3 / 3600, 0.0)
     assert sp._wake_event.time == 0.3 / 3600
-    sp._set_wake(0.7 / 3600)  # rounds to the next second: the start is due then
+    sp._set_wake(0.7 / 3600, 0.0)  # rounds to the next second: the start is due then
     assert sp._wake_event.time == 1 / 3600
 
 
