@@ -176,7 +176,7 @@ def test_utility_pricing_everywhere_is_todays_market_exactly():
 # -- determinism -----------------------------------------------------------------------------------
 def test_same_seed_same_market_in_a_script_a_sweep_worker_and_the_dashboard(tmp_path):
     from dashboards.session import Session
-    from dashboards.setup import Setup
+    from dashboards.setup import AS_WRITTEN, Setup
     from market.experiments.batch import run_sweep
     from market.experiments.executors import LocalProcesses
     from market.experiments.results_store import load_results
@@ -193,9 +193,9 @@ def test_same_seed_same_market_in_a_script_a_sweep_worker_and_the_dashboard(tmp_
     run_sweep(plan, tmp_path / "out", executor=LocalProcesses(1))  # a worker process
     worker = load_results(tmp_path / "out").set_index("provider")[metrics]
     pd.testing.assert_frame_equal(worker, script, check_names=False)
-    # the dashboard: the same scenario file (its first provider's scheduler is first_profit)
-    # and job count, on the scenario's seed, run to the end
-    session = Session("tab-market00", Setup(path, ("first_profit",), params=(("jobs", 60),)))
+    # the dashboard: the same scenario file as written and job count, on the scenario's seed,
+    # run to the end
+    session = Session("tab-market00", Setup(path, (AS_WRITTEN,), params=(("jobs", 60),)))
     (dashboard_run,) = session.runs
     model = dashboard_run.model
     shown = GridMarket(run.scenario, seed=model.seed).run().summary.set_index("provider")
