@@ -22,6 +22,7 @@ from agents.policies.backfill import EASY
 from agents.policies.base import PlanContext
 from agents.site_summary import site_rows
 from market.core.capacity import CapacityProfile
+from market.core.errors import ScenarioError
 from market.core.jobs import Job
 from market.core.qbets import QBETS
 from market.core.rent import PriceSchedule
@@ -49,7 +50,7 @@ class SiteUser(Protocol):
         ...
 
 
-class SiteError(ValueError):
+class SiteError(ScenarioError):
     """A job the site cannot take; the message is one line naming the field."""
 
 

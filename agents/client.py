@@ -110,6 +110,11 @@ class ClientAgent(Participant):
         if self._next is None:  # the market can only have finished once this client has
             self.model.check_finished()
 
+    def withdrawn(self, job: Job) -> None:
+        """The provider that took ``job`` gave it back unrun (an EDF cluster rejecting it when
+        it selects it, Yeo & Buyya §4): it counts as rejected, not placed."""
+        self.placed -= 1
+
     def offer(self, job: Job) -> Provider | None:
         """Offer ``job`` now by the offer rule; returns the provider that took it, if any."""
         providers = self.providers

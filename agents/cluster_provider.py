@@ -6,13 +6,13 @@ provider's processors (its ``capacity``; a pool without uncertainty, which the p
 is); rent is paid for a processor while it runs a job; clients pay the job's utility at the end.
 
 - :class:`TimeSharedProvider`: at submission the policy picks nodes or rejects (§3.1, §3.3); an
-  admitted job starts at once on :class:`market.core.timeshare.TimeSharedCluster` and completes
-  when its actual work is done. The provider rents a node while any job is on it, so a job's own
-  rent is not separable: its record shows 0 and the provider's rent is in the ledger.
+  admitted job starts at once on :class:`market.core.timeshare.TimeSharedCluster`, ends when its
+  work is done. A node is rented while any job is on it; its rent between two changes of its jobs
+  is shared equally by the jobs on it then (ours): per-job rents sum to the provider's.
 - :class:`EDFProvider`: every job is queued at submission; the earliest deadline is selected,
   rejected then if admission control says its deadline cannot be met (its record's decision
-  becomes that rejection and it counts as not admitted), and otherwise started once enough
-  processors are free (§4).
+  becomes that rejection, its client's placement is withdrawn), and otherwise started once
+  enough processors are free (§4).
 """
 
 from __future__ import annotations
@@ -89,6 +89,7 @@ class TimeSharedProvider(ClusterProvider):
         super().__init__(model, name, policy, resource_provider)
         self.cluster = TimeSharedCluster(self.size, policy.unused_share)
         self._leases: dict[int, Lease] = {}  # node -> its lease while it runs a job
+        self._charged: dict[int, float] = {}  # node -> until when its rent is shared out
         self._quoted: tuple[int, tuple[int, ...]] | None = None
         self._event = None
 
@@ -116,17 +117,31 @@ class TimeSharedProvider(ClusterProvider):
             raise ValueError(f"{self.name} did not just accept job {job.id}")
         now, nodes = self.model.clock.now, quoted[1]
         n = len(nodes)
+        for j in nodes:  # the rent so far goes to the jobs there before this one
+            self._share_rent(j, self.cluster.on_node[j], now)
         self.cluster.admit(now, job.id, nodes, job.runtime(n), job.predicted_runtime(n),
                            job.deadline)  # fmt: skip
-        record.committed, record.processors, record.start = True, n, now
+        record.committed, record.processors, record.start, record.rent = True, n, now, 0.0
         self.accepted += 1
         self.running += 1
         rp = self.resource_provider
         for j in nodes:
             if j not in self._leases:
                 self._leases[j] = rp.rent(self.name, 1, job.deadline, job.id)
+                self._charged[j] = now
         self.busy = len(self._leases)
         self._expect_completion()
+
+    def _share_rent(self, node: int, jobs, now: float) -> None:
+        """Share the rent of ``node`` since it was last shared out equally among ``jobs`` (the
+        ids of the jobs on it all that time)."""
+        lease, since = self._leases.get(node), self._charged.get(node)
+        if lease is None or since is None or now <= since or not jobs:
+            return
+        part = lease.factor * self.resource_provider.schedule.cost(1, since, now) / len(jobs)
+        for job_id in jobs:
+            self.records[job_id].rent += part
+        self._charged[node] = now
 
     def _expect_completion(self) -> None:
         """One event, at the cluster's next completion (moved when rates change)."""
@@ -143,8 +158,13 @@ class TimeSharedProvider(ClusterProvider):
         self._event = None
         now = self.model.clock.now
         rp = self.resource_provider
-        for shared in self.cluster.complete_due(now):
-            self._finish(self.records[shared.id], now, 0.0)
+        done = self.cluster.complete_due(now)
+        for j in sorted({j for shared in done for j in shared.nodes}):  # their rent, shared out
+            there = [*self.cluster.on_node[j], *(s.id for s in done if j in s.nodes)]
+            self._share_rent(j, there, now)
+        for shared in done:
+            record = self.records[shared.id]
+            self._finish(record, now, record.rent)
             for j in shared.nodes:
                 if not self.cluster.on_node[j]:
                     rp.release(self._leases.pop(j))
@@ -190,6 +210,9 @@ class EDFProvider(ClusterProvider):
                 record = self.records[job.id]
                 record.committed = False
                 self.accepted -= 1
+                client = self.model.clients.get(job.client or "client")
+                if client is not None:  # the client placed it here: it is rejected after all
+                    client.withdrawn(job)
                 record.decision = Decision(
                     False, "deadline-unreachable",
                     f"selected at {now:.3f} h: estimate ends after the deadline {job.deadline:.3f}",

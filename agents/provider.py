@@ -109,25 +109,32 @@ class Provider(Participant):
         """A pool's availability changed (its resource provider tells every tenant)."""
 
     def why_waiting(self) -> str | None:
-        """Its queue, the narrowest job's need and the pool's state, if jobs wait."""
+        """Its queue, the narrowest job's need and its pool's state, if jobs wait (each job's
+        own pool, for a provider renting from several)."""
         queue = self.queue
         if not queue:
             return None
-        rp = self.resource_provider
-        need = min(self.least_need(job) for job in queue)
+        pools = self.pools
+
+        def pool_of(job):
+            return pools[self.records[job.id].pool]
+
+        job = min(queue, key=lambda j: (self.least_need(j), j.id))
+        rp, need = pool_of(job), self.least_need(job)
         why = (
             f"{self.name} has {len(queue)} jobs waiting (the narrowest needs {need} "
             f"processors) and {rp.name} has {rp.availability} of its {rp.capacity} "
             f"processors available"
         )
-        if rp.varies:  # the likely cause: a job the pool hardly ever has room for
-            u = rp.uncertainty
-            job = min(queue, key=lambda j: rp.chance_of(self.least_need(j)))
-            n = self.least_need(job)
+        varying = [j for j in queue if pool_of(j).varies]
+        if varying:  # the likely cause: a job its pool hardly ever has room for
+            job = min(varying, key=lambda j: pool_of(j).chance_of(self.least_need(j)))
+            other, n = pool_of(job), self.least_need(job)
+            u, named = other.uncertainty, "" if other is rp else f"{other.name} "
             why += (
-                f" (over-booked by {u.overbooking:.0%}, {rp.lost} lost in outages now; "
-                f"job {job.id} needs {n}, which a {u.period:g}-hour period offers with "
-                f"probability {rp.chance_of(n):.3g})"
+                f" ({named}over-booked by {u.overbooking:.0%}, {other.lost} lost in outages "
+                f"now; job {job.id} needs {n}, which a {u.period:g}-hour period offers with "
+                f"probability {other.chance_of(n):.3g})"
             )
         return why
 

@@ -116,6 +116,14 @@ class ResourceProviderAgent(mesa.Agent):
         mean = self.capacity * (1.0 - self.uncertainty.overbooking)
         return self.availability_model.prob_at_least(mean, processors)
 
+    def mean_wait(self, processors: int) -> float:
+        """Hours until a period's draw offers ``processors``, on average: the period over
+        :meth:`chance_of` (0 if the pool never varies and has them, inf if never)."""
+        chance = self.chance_of(processors)
+        if chance >= 1.0:
+            return 0.0
+        return self.uncertainty.period / chance if chance > 0 else math.inf
+
     def available(self) -> int:
         """Processors free to rent right now."""
         return max(self.availability - self.in_use, 0)

@@ -73,6 +73,7 @@ class ServiceProviderAgent(Provider):
         self._plans: list[Plan] = []  # the latest scheduler run's plans (pools with jobs)
         self._dispatch_event: Event | None = None
         self._wake_event: Event | None = None
+        self._blocked: list[Plan] = []  # plans with a due job that could not start (dispatch)
 
     @property
     def scheduler(self) -> Scheduler:
@@ -121,9 +122,9 @@ class ServiceProviderAgent(Provider):
         self.accepted += 1
         self.sales.win(record)
         self.planners[record.pool].admit(job, record.decision, self.model.clock.now)
-        need = self.least_need(job)
-        if need > self.pools[record.pool].most_available:
-            self.model.note_never_runs(self, job, need)
+        need, pool = self.least_need(job), self.pools[record.pool]
+        if pool.mean_wait(need) > self.model.stall_after:  # (never, or essentially never)
+            self.model.note_never_runs(self, job, need, pool)
         self._request_dispatch()
 
     def least_need(self, job: Job) -> int:
@@ -153,6 +154,7 @@ class ServiceProviderAgent(Provider):
     def dispatch(self) -> None:
         """Start every job each pool's plan has due now; sleep until the earliest next start."""
         self._dispatch_event = None
+        self._blocked = []
         now = self.model.clock.now
         plans = [
             plan
@@ -161,8 +163,18 @@ class ServiceProviderAgent(Provider):
         ]
         if plans:
             self._plans = plans
-        wake = min((w for p in plans if (w := p.next_start(now)) is not None), default=None)
+        wake = min((w for p in plans if (w := self._next_start(p, now)) is not None), default=None)
         self._set_wake(wake, now)
+
+    def _next_start(self, plan: Plan, now: float) -> float | None:
+        """When ``plan`` starts its next job (None: no wake-up). None too when a job it had due
+        now could not start: it, and the jobs planned after it, wait for something to change
+        (an availability draw or an outage, processors returned to the pool, an arrival, a
+        completion: each runs the scheduler again), never waking in between to plan the same
+        (which, each predicted end apart, would spin through a long stall)."""
+        if any(plan is blocked for blocked in self._blocked):
+            return None
+        return plan.next_start(now)
 
     def _dispatch_pool(
         self, planner: Planner, pool: ResourceProviderAgent, now: float
@@ -174,6 +186,8 @@ class ServiceProviderAgent(Provider):
         for placement in plan.due(now):
             if self.start(placement, pool, now):
                 planner.started(placement.job)
+            elif not self._blocked or self._blocked[-1] is not plan:
+                self._blocked.append(plan)  # (see _next_start)
         if planner.scheduler.compresses:
             planner.compress(plan)
         if planner.risk is not None:  # processors free now carry no risk (§3.5)
@@ -201,13 +215,13 @@ class ServiceProviderAgent(Provider):
         are free (then it waits for the next run), unless ``reshape`` narrows it to the widest
         shape that fits."""
         job, n = placement.job, placement.processors
-        snap = self.model.clock.snap
-        lease = pool.rent(self.name, n, snap(now + job.predicted_runtime(n)), job.id)
+        end_of = self.model.clock.end_of
+        lease = pool.rent(self.name, n, end_of(now, job.predicted_runtime(n)), job.id)
         if lease is None and self.reshape:
             fits = [m for m in job.shapes if m <= pool.available()]
             if fits:
                 n = fits[-1]
-                lease = pool.rent(self.name, n, snap(now + job.predicted_runtime(n)), job.id)
+                lease = pool.rent(self.name, n, end_of(now, job.predicted_runtime(n)), job.id)
                 self.reshaped += 1
         if lease is None:
             return False
@@ -215,7 +229,7 @@ class ServiceProviderAgent(Provider):
         record.processors, record.start, record.lease = n, now, lease
         self.busy += n
         self.running += 1
-        self.completions.add(snap(now + job.runtime(n)), job.id)
+        self.completions.add(end_of(now, job.runtime(n)), job.id)  # (never before now)
         return True
 
     def complete(self, job_ids: list[int], now: float) -> None:

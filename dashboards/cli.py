@@ -79,11 +79,7 @@ def run(args: argparse.Namespace) -> int:
     start = load(scenario or (shipped_dir() or "scenarios") / "profit" / "default.yaml")
     if overrides:
         start.with_overrides(overrides)  # a bad one is a one-line error, before serving
-    try:
-        socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise UsageError(f"--host: cannot serve on {args.host!r} ({reason})") from None
+    check_address(args.host, args.port)  # (the web server would exit 1 with a bare message)
     from dashboards.app import serve  # (Dash is slow to import: only when serving)
 
     try:

@@ -1,28 +1,23 @@
-"""Random small markets and the invariants every run must keep, for property tests.
+"""Random small valid markets of every kind, for property tests (the invariants every run must
+keep are :mod:`tests.invariants`).
 
 :func:`random_market` draws the plain data of a valid scenario (build it with
-:func:`market.inputs.scenario.validate`): one to three resource providers (some shared by several
-service providers, some with uncertain availability: forecast errors, over-booking, outages, price
-changes), one to three service providers with any registered scheduler and admission policy, a
-risk level or none, reshaping or not, now and then a deadline cluster (Libra, LibraRisk, EDF) on
-a pool of its own, and one to three clients with 5-20 jobs in all, moldable or rigid (trace-like:
-one shape, sometimes wider than every pool), or read from a tiny SWF trace with deadlines when a
-directory to write it in is given. With ``market=True`` it also draws a competing
-market: any registered pricing policy with random parameters, service providers renting from
-several pools, utilization-priced pools, providers entering late, and clients shopping by surplus.
-
-:func:`watch` instruments a model before it runs (every lease is logged, and checked against the
-pool's availability when it is granted); :func:`check_invariants` checks a finished run: no pool
-ever lends more than its capacity, every committed job completed exactly once and paid for once
-(by its quote's terms), money conserved, and welfare (client surplus + provider profit + rent) the
-utility the completed jobs delivered. :func:`stalled_on_availability` says whether a stall is
-explained by the pools' chances.
+:func:`market.inputs.scenario.validate`): one to three resource providers (some shared, some with
+uncertain availability: forecast errors, over-booking, outages, price changes), one to three
+service providers with any registered scheduler and admission policy (the QoPS family with the
+scheduler its guarantee is about), a risk level or none, reshaping or not, now and then a
+deadline cluster (Libra, LibraRisk, EDF) on a pool of its own, and one to three clients with
+5-20 jobs in all, moldable or rigid (sometimes wider than every pool), or read from a tiny SWF
+trace with deadlines when a directory to write it in is given. With ``market=True`` it also
+draws a competing market: every pricing policy, providers renting from several pools,
+utilization-priced pools, late entry, clients shopping by surplus. :func:`any_market` draws
+from all of it, and adds now and then a QoPS-family provider on a fixed pool of its own fed
+deadline jobs from a trace (where its guarantee applies) and a batch site replaying a tiny trace
+with VARQ users, random reservations and a broker.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +25,13 @@ import numpy as np
 import pandas as pd
 
 from agents.policies import ADMISSIONS, CLUSTERS, PRICINGS, SCHEDULERS
-from market.core.ledger import Kind
+from market.inputs.scenario import paired_scheduler
 from market.inputs.swf import FIELDS, write_swf
-from market.sim.model import GridMarket
 
-TOLERANCE = 1e-6  # hours, and florins relative to the money moved
+#: Admission policies a scenario runs by itself (``external`` is decided by a learning agent).
+_ADMISSIONS = sorted(name for name in ADMISSIONS if name != "external")
+#: The QoPS family: admission policies whose deadline guarantee needs their own scheduler.
+GUARANTEES = sorted(name for name in ADMISSIONS if paired_scheduler(name) is not None)
 
 
 def _uncertainty(rng: np.random.Generator) -> dict[str, Any]:
@@ -69,10 +66,11 @@ def _service_provider(rng: np.random.Generator, i: int, rps: list[str]) -> dict[
     if rng.random() < 0.12:  # a deadline cluster (Libra, LibraRisk, EDF): a pool of its own
         return {"name": f"sp{i}", "cluster": str(rng.choice(sorted(CLUSTERS)))}
     # accept_all often (it admits what others would refuse), else any registered policy
-    admission = "accept_all" if rng.random() < 0.4 else str(rng.choice(sorted(ADMISSIONS)))
+    admission = "accept_all" if rng.random() < 0.4 else str(rng.choice(_ADMISSIONS))
+    scheduler = str(rng.choice(sorted(SCHEDULERS)))
     return {
         "name": f"sp{i}",
-        "scheduler": str(rng.choice(sorted(SCHEDULERS))),
+        "scheduler": paired_scheduler(admission) or scheduler,  # (drawn all the same)
         "admission": admission,
         "resource_provider": str(rng.choice(rps)),
         "risk": float(rng.uniform(0.05, 0.6)) if rng.random() < 0.3 else None,
@@ -105,8 +103,8 @@ def _profit_workload(rng: np.random.Generator, jobs: int, widest: int) -> dict[s
     }
 
 
-def _trace_workload(rng: np.random.Generator, jobs: int, widest: int, path: Path) -> dict[str, Any]:
-    """A tiny SWF trace of ``jobs`` rigid jobs written to ``path``, replayed with deadlines."""
+def _write_trace(rng: np.random.Generator, jobs: int, widest: int, path: Path) -> None:
+    """A tiny SWF trace of ``jobs`` rigid jobs of 1 to ``widest + 2`` processors at ``path``."""
     records = pd.DataFrame(-1.0, index=range(jobs), columns=list(FIELDS))
     records["job"] = np.arange(1, jobs + 1)
     records["submit"] = np.cumsum(rng.integers(0, 3600, jobs))
@@ -115,6 +113,11 @@ def _trace_workload(rng: np.random.Generator, jobs: int, widest: int, path: Path
     records["req_time"] = records["runtime"] * rng.uniform(0.5, 3.0, jobs)
     records["status"] = 1
     write_swf(path, records, {"MaxProcs": widest + 2})
+
+
+def _trace_workload(rng: np.random.Generator, jobs: int, widest: int, path: Path) -> dict[str, Any]:
+    """A tiny SWF trace of ``jobs`` rigid jobs written to ``path``, replayed with deadlines."""
+    _write_trace(rng, jobs, widest, path)
     return {
         "kind": "swf",
         "trace": str(path),
@@ -208,124 +211,66 @@ def random_market(
     return data
 
 
-def _pools(sp) -> list:
-    """The resource providers ``sp`` rents from."""
-    return getattr(sp, "pools", None) or [sp.resource_provider]
+def _new_trace(trace_dir: Path, rng: np.random.Generator) -> Path:
+    return trace_dir / f"trace-{rng.integers(2**62)}.swf"  # a new name: traces are cached
 
 
-# -- invariants ------------------------------------------------------------------------------------
-def watch(model: GridMarket) -> None:
-    """Log every lease of every pool as it is granted and returned (``rp.lease_log``: time and
-    processors held after), checking at each grant that it fits what the pool has for its
-    tenants then (no pool lends more than its availability, leases held included)."""
-    for rp in model.resource_providers.values():
-        rent, release = rp.rent, rp.release
-        rp.lease_log = []
-
-        def rented(tenant, processors, until, job=None, now=None, *, rp=rp, rent=rent):
-            lease = rent(tenant, processors, until, job, now)
-            if lease is not None:
-                assert processors >= 1, f"{rp.name}: a lease of {processors} processors"
-                assert rp.in_use <= rp.availability, (
-                    f"{rp.name} lent {rp.in_use} processors at t={rp.model.time} with "
-                    f"{rp.availability} available"
-                )
-                rp.lease_log.append((rp.model.time, rp.in_use))
-            return lease
-
-        def released(lease, now=None, *, rp=rp, release=release):
-            rent = release(lease, now)
-            rp.lease_log.append((rp.model.time, rp.in_use))
-            return rent
-
-        rp.rent, rp.release = rented, released
+def _guaranteed(rng: np.random.Generator, data: dict[str, Any], trace_dir: Path) -> None:
+    """Add a QoPS-family provider with its scheduler on a fixed pool of its own, fed deadline
+    jobs from a trace by a client of its own: its admitted jobs must meet their deadlines."""
+    k = len(data["service_providers"])
+    pool = {"name": f"rp{len(data['resource_providers'])}", "capacity": int(rng.integers(2, 17))}
+    data["resource_providers"].append(pool)
+    admission = str(rng.choice(GUARANTEES))
+    data["service_providers"].append({
+        "name": f"sp{k}", "admission": admission, "scheduler": paired_scheduler(admission),
+        "resource_provider": pool["name"], "reshape": bool(rng.random() < 0.5),
+    })  # fmt: skip
+    workload = _trace_workload(rng, int(rng.integers(5, 25)), pool["capacity"] - 2,
+                               _new_trace(trace_dir, rng))  # fmt: skip
+    workload["deadlines"] = str(rng.choice(["stringency", "factor", "urgency"]))
+    if admission in ("vqops", "dvqops") and rng.random() < 0.5:
+        workload["kind"] = "priced_swf"
+        workload.pop("price_per_processor_hour")
+    data["clients"].append(
+        {"name": f"c{len(data['clients'])}", "workload": workload, "providers": [f"sp{k}"]}
+    )
 
 
-def _time_shared(provider) -> bool:
-    """Whether ``provider`` time-shares its nodes (Libra): jobs run slower than alone, and
-    several may hold one node."""
-    return getattr(getattr(provider, "policy", None), "sharing", "space") == "time"
+def _batch_site(rng: np.random.Generator, data: dict[str, Any], trace_dir: Path) -> None:
+    """Add a batch site replaying a tiny trace, with Table 4's VARQ users, a random
+    reservation process or a broker, now and then."""
+    nodes = int(rng.integers(4, 33))
+    path = _new_trace(trace_dir, rng)
+    _write_trace(rng, int(rng.integers(10, 60)), nodes - 2, path)
+    site: dict[str, Any] = {"name": f"site{len(data.get('batch_sites', []))}", "trace": str(path),
+                            "kill_at_walltime": bool(rng.random() < 0.7)}  # fmt: skip
+    if rng.random() < 0.5:
+        site["varq"] = {"fraction": float(rng.uniform(0.0, 0.5)),
+                        "probability": float(rng.uniform(0.3, 0.95)),
+                        "deadline_interval": float(rng.uniform(0.5, 6.0)),
+                        "refused": str(rng.choice(["submit", "drop"]))}  # fmt: skip
+    if rng.random() < 0.4:
+        site["random_users"] = [{
+            "name": "random", "probability": float(rng.uniform(0.3, 0.95)),
+            "lead": float(rng.uniform(0.5, 6.0)), "nodes": [1, max(1, nodes // 2)],
+            "walltimes_s": [600, 1800], "retry_seconds": float(rng.uniform(300, 1800)),
+        }]  # fmt: skip
+    if rng.random() < 0.4:
+        jobs = int(rng.integers(2, 10))
+        workload = {"kind": "profit", "jobs": jobs, "shapes": [1, min(2, nodes)],
+                    "mean_work": float(rng.uniform(0.1, 4.0))}  # fmt: skip
+        site["brokers"] = [{"name": f"broker{len(data.get('batch_sites', []))}",
+                            "workload": workload, "price": float(rng.uniform(0.0, 4.0)),
+                            "probability": float(rng.uniform(0.5, 0.95))}]  # fmt: skip
+    data.setdefault("batch_sites", []).append(site)
 
 
-def check_invariants(model: GridMarket) -> None:
-    """Assert the invariants of a run that finished (see the module docstring); the model must
-    have been :func:`watch`-ed."""
-    assert not model.running, "the run did not finish"
-    # Capacity: the processors each pool has lent never exceed it, at any time; all returned.
-    for rp in model.resource_providers.values():
-        assert not rp.leases and rp.in_use == 0, f"{rp.name} still has leases"
-        for time, held in rp.lease_log:
-            assert 0 <= held <= rp.capacity, f"{rp.name} lent {held} at t={time}"
-    # Jobs: every committed job ran once, after it arrived, on one of its shapes, for its
-    # runtime there (at least that when time-shared; to the clock's tick when it has one);
-    # space-shared jobs never overlap beyond their pool (ends before starts at a tie).
-    committed: Counter[int] = Counter()
-    usage: dict[str, list[tuple[float, int]]] = {name: [] for name in model.resource_providers}
-    ticks = model.clock.ticks_per_hour  # with a trace, times are snapped to its second grid
-    slack = 1e-9 if ticks is None else 0.5 / ticks + 1e-9
-    for sp in model.service_providers.values():
-        assert sp.idle and sp.busy == 0, f"{sp.name} is not idle at the end"
-        shared = _time_shared(sp)
-        for job_id, record in sp.records.items():
-            if not record.committed:
-                assert record.start is None, f"job {job_id} ran at {sp.name} uncommitted"
-                continue
-            committed[job_id] += 1
-            job = record.job
-            assert record.start is not None and record.end is not None, (
-                f"job {job_id} committed to {sp.name} never completed"
-            )
-            assert record.processors in job.shapes
-            assert record.start >= job.arrival - slack
-            took, runtime = record.end - record.start, job.runtime(record.processors)
-            if shared:
-                assert took >= runtime * (1 - 1e-9) - slack, f"job {job_id} ran too fast"
-                continue
-            assert math.isclose(took, runtime, rel_tol=1e-9, abs_tol=slack), f"job {job_id}"
-            pool = _pools(sp)[record.pool].name
-            usage[pool].append((record.start, record.processors))
-            usage[pool].append((record.end, -record.processors))
-    assert all(n == 1 for n in committed.values()), "a job was committed twice"
-    assert sum(sp.accepted for sp in model.service_providers.values()) == len(committed)
-    for name, events in usage.items():
-        held, capacity = 0, model.resource_providers[name].capacity
-        for time, change in sorted(events, key=lambda e: (e[0], e[1])):
-            held += change
-            assert held <= capacity, f"jobs hold {held} of {name}'s {capacity} at t={time}"
-    # Money: every committed job settled once (nothing for a zero value), balances sum to zero.
-    settled = Counter(e.job for e in model.ledger.entries if e.kind in (Kind.PAYMENT, Kind.PENALTY))
-    delivered = []
-    for sp in model.service_providers.values():
-        for job_id, record in sp.records.items():
-            if record.committed:
-                assert settled[job_id] == (record.paid != 0), f"job {job_id} settled wrongly"
-                delivered.append(record.job.utility(record.end))
-                quote = record.quote
-                if quote is not None and quote.price is not None:  # paid by the quote's terms
-                    assert record.paid == quote.payment(record.job, record.end)
-                    assert record.paid >= min(quote.price, record.job.utility.penalty_bound)
-                    assert record.paid <= quote.price
-                else:
-                    assert record.paid == record.job.utility(record.end)
-    assert set(settled) <= set(committed), "a job not committed was paid for"
-    balances = model.ledger.balances()
-    moved = math.fsum(abs(b) for b in balances.values())
-    assert abs(math.fsum(balances.values())) <= TOLERANCE * max(moved, 1.0), "money not conserved"
-    if model.clients:  # welfare: surplus + profit + rent = the utility delivered
-        welfare = model.result().market.set_index("kind").loc["market", "welfare"]
-        scale = max(moved, math.fsum(abs(u) for u in delivered), 1.0)
-        assert abs(welfare - math.fsum(delivered)) <= TOLERANCE * scale, "welfare is not utility"
-
-
-def stalled_on_availability(model: GridMarket) -> bool:
-    """Whether a stall is explained by the pools' chances: a waiting job needs what its pool
-    offers so rarely that the stall window (``model.stall_after``) would see it fewer than
-    ten times on average (outages and the other tenants aside)."""
-    for sp in model.service_providers.values():
-        for job in sp.queue:
-            rp = _pools(sp)[sp.records[job.id].pool]
-            if rp.varies:
-                chance = rp.chance_of(sp.least_need(job))
-                if chance * model.stall_after / rp.uncertainty.period < 10:
-                    return True
-    return False
+def any_market(rng: np.random.Generator, trace_dir: Path) -> dict[str, Any]:
+    """A random small valid market of any kind (see the module docstring)."""
+    data = random_market(rng, trace_dir, market=bool(rng.random() < 0.5))
+    if rng.random() < 0.2:
+        _guaranteed(rng, data, trace_dir)
+    if rng.random() < 0.12:
+        _batch_site(rng, data, trace_dir)
+    return data

@@ -219,9 +219,14 @@ class Scheduler(ABC):
 
 
 class Admission(ABC):
-    """Decides whether to admit a newly offered job (Popovici & Wilkes SC'05 §3.4)."""
+    """Decides whether to admit a newly offered job (Popovici & Wilkes SC'05 §3.4).
+
+    ``scheduler`` names the one scheduler whose plan the policy's promises are about (the QoPS
+    family's deadline guarantee holds for the schedule it admits, which is the ``conservative``
+    scheduler's plan: QoPS TR §3, "reservations" for every job); None: any scheduler."""
 
     name: ClassVar[str] = ""
+    scheduler: ClassVar[str | None] = None
 
     @abstractmethod
     def decide(

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from itertools import pairwise
 from operator import itemgetter
-from typing import Literal, NamedTuple
+from typing import ClassVar, Literal, NamedTuple
 
 from agents.policies.backfill import rigid_shape
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
@@ -245,6 +245,8 @@ class Guarantee(Admission):
     """What QoPS, MSB and MRT share: an order of the waiting jobs (``key``, None for their
     planned starts), the entries of one decision, and :func:`precheck` before the policy's own
     search (:meth:`search`)."""
+
+    scheduler: ClassVar[str | None] = "conservative"  # the plan its guarantee is about
 
     def __init__(self, order: str, key: Callable[[Job], Rank] | None) -> None:
         self.order = order

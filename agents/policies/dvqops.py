@@ -17,6 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from operator import attrgetter
+from typing import ClassVar
 
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
 from agents.policies.deadline_schedule import Order
@@ -51,6 +52,8 @@ class DVQoPS(Admission):
         incremental: run the what-ifs of one choice together (:func:`.whatif.whatif_revenues`:
             the same choices, in less time); False runs each on its own (the reference path).
     """
+
+    scheduler: ClassVar[str | None] = "conservative"  # the plan its guarantee is about
 
     def __init__(
         self,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from agents.policies.base import Admission, Decision, Placement, PlanContext, Scheduler
 from agents.policies.deadline_schedule import (
@@ -89,6 +89,8 @@ class VQoPS(Admission):
         k, order, append: QoPS's K-factor, heuristic and last insertion point.
         favour_urgent: also try the urgent-first order (property 1; see the module docstring).
     """
+
+    scheduler: ClassVar[str | None] = "conservative"  # the plan its guarantee is about
 
     def __init__(
         self,

@@ -24,7 +24,8 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     from market.cli.progress import RunProgress
     from market.cli.tables import chosen_columns, print_run_tables, run_frames, run_records
     from market.inputs.limits import MAX_SEED
-    from market.inputs.scenario import load, parse_overrides
+    from market.inputs.scenario import ScenarioError, load, parse_overrides
+    from market.inputs.swf import SwfError
     from market.sim.model import GridMarket, MarketStalled
 
     out = sys.stdout if out is None else out
@@ -53,9 +54,9 @@ def run_command(args: argparse.Namespace, out=None) -> int:
                 model = GridMarket(variant, seed=args.seed)
                 progress.watch(model)
                 results.append((label, variant, model.run()))
-            except MarketStalled as exc:  # one line naming the cause; say which run
+            except (MarketStalled, ScenarioError, SwfError) as exc:  # one line: say which run
                 where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
-                raise MarketStalled(f"{where}: {exc}") from None
+                raise type(exc)(f"{where}: {exc}") from None
     for label, variant, result in results:
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         sites.append(result.sites.assign(variant=label, seed=result.seed))

@@ -1,18 +1,16 @@
-"""Limits that keep a valid scenario's run bounded: every number finite and at most
-:data:`MAX_MAGNITUDE` in size (seeds aside: a product of two such numbers is still exact enough
-and far from overflowing), text free of control characters and lone surrogates
+"""Limits that keep a valid scenario's run bounded: every number finite, and 0 or between
+:data:`MIN_MAGNITUDE` and :data:`MAX_MAGNITUDE` in size (seeds aside: products and quotients of
+such numbers stay far from overflowing), text free of control characters and lone surrogates
 (:func:`first_bad_value`), and no setting that makes a run take endless samples or events.
 
 The bounds are relative to the run. The expected horizon of an all-synthetic scenario is the
 longest client's arrival span plus all the work over the total capacity; over it a run may take
 at most :data:`MAX_SAMPLES` samples and each varying pool :data:`MAX_EVENTS` availability draws
-and expected outages. With a trace the horizon is known only once it is read, so
-:data:`MIN_STEP` (one second) bounds the sample interval and the period. Counts are checked before
-anything
-is built: ``jobs`` <= :data:`MAX_JOBS` per client and per run; a trace at most
+and expected outages. A trace's horizon is known once it is read: :data:`MIN_STEP` (one second)
+bounds the sample interval and the period before, the draws after. Counts are checked before
+anything is built: ``jobs`` <= :data:`MAX_JOBS` per client and per run; a trace at most
 :data:`MAX_TRACE_RECORDS` lines and :data:`MAX_TRACE_BYTES` bytes decompressed, lines at most
-:data:`MAX_LINE_CHARS` characters; at most :data:`MAX_PROCESSORS` processors per pool or machine;
-a seed is in [0, :data:`MAX_SEED`].
+:data:`MAX_LINE_CHARS` characters; at most :data:`MAX_PROCESSORS` processors per pool or machine.
 """
 
 from __future__ import annotations
@@ -28,19 +26,22 @@ MAX_SAMPLES = 1_000_000  # time-series samples over the expected horizon
 MAX_EVENTS = 1_000_000  # availability draws, and expected outages, per pool over the horizon
 MIN_STEP = 1 / 3600  # hours: one second, the floor when the horizon is unknown (traces)
 MAX_JOBS = 1_000_000  # jobs a client submits, and all clients of a run together
+MAX_PROCESSORS = 1_000_000  # processors of a pool or a machine (clusters keep arrays of them)
 MAX_TRACE_RECORDS = 1_000_000  # data lines of a trace file (the archive's largest logs: ~10^6)
 MAX_TRACE_BYTES = 200_000_000  # a trace file's text, decompressed (a record is ~100 bytes)
 MAX_LINE_CHARS = 4096  # characters on one line of a trace file (a record has ~100)
 MAX_SEED = 2**63 - 1  # seeds are stored as signed 64-bit integers
 MAX_MAGNITUDE = 1e12  # the largest number (in size) a scenario may hold, seeds aside
+MIN_MAGNITUDE = 1e-12  # the smallest, but for 0
 _SEEDS = frozenset({"seed", "base_seed"})
 _LINES_ALLOWED = frozenset({"description"})  # text fields that may hold line breaks
 
 
 def first_bad_value(data: Any) -> tuple[str, str] | None:
     """``(dotted path, why)`` of the first value of ``data`` (plain nested mappings and lists)
-    that no scenario may hold, or None: a number that is infinite, NaN or larger in size than
-    :data:`MAX_MAGNITUDE` (under a key other than a seed's), or text (a key or a value) with a
+    that no scenario may hold, or None: a number that is infinite, NaN, larger in size than
+    :data:`MAX_MAGNITUDE` or nonzero and smaller than :data:`MIN_MAGNITUDE` (under a key other
+    than a seed's), or text (a key or a value) with a
     control character (a line break is allowed in a ``description``) or a lone surrogate."""
     stack: list[tuple[tuple[str, ...], Any]] = [((), data)]
     while stack:
@@ -56,6 +57,8 @@ def first_bad_value(data: Any) -> tuple[str, str] | None:
             if abs(value) > MAX_MAGNITUDE:
                 shown = f"{value:.6g}" if isinstance(value, float) else f"{float(value):.6g}"
                 return where, f"{shown} is larger than {MAX_MAGNITUDE:g}, the most a number may be"
+            if value and abs(value) < MIN_MAGNITUDE:
+                return where, f"{value:.6g} is closer to 0 than {MIN_MAGNITUDE:g} (give 0 or more)"
             continue
         if isinstance(value, str):
             why = _bad_text(value, bool(path) and path[-1] in _LINES_ALLOWED)
@@ -128,13 +131,35 @@ def check_run_jobs(count: int, before: int, source: str, hint: str = "") -> None
         )
 
 
-def unbounded_setting(scenario: Scenario) -> str | None:
-    """Why ``scenario`` would take endless samples or events (``field: reason``), or None."""
-    horizon = expected_horizon(scenario)
+def check_machine(processors: int, source: str) -> int:
+    """``processors``, or a one-line :class:`~market.core.errors.ScenarioError` if a machine
+    of that many is more than :data:`MAX_PROCESSORS` (a trace's MaxProcs, or its widest job)."""
+    if processors > MAX_PROCESSORS:
+        from market.core.errors import ScenarioError
+
+        raise ScenarioError(
+            f"{source}: a machine of {processors:,} processors, more than the {MAX_PROCESSORS:,} "
+            "one may have (give processors:)"
+        )
+    return processors
+
+
+def jobs_horizon(scenario: Scenario, latest: float, work: float) -> float:
+    """The expected horizon of jobs known by now (a trace's): the ``latest`` arrival plus all
+    their ``work`` (processor-hours) over the pools' total capacity."""
+    return latest + work / sum(rp.capacity for rp in scenario.resource_providers)
+
+
+def unbounded_setting(scenario: Scenario, horizon: float | None = None) -> str | None:
+    """Why ``scenario`` would take endless samples or events (``field: reason``), or None.
+    ``horizon``: the expected horizon once the jobs are known (a trace's, :func:`jobs_horizon`);
+    then only the pools' draws and outages count (sampling skips what does not change)."""
+    known = horizon is not None
+    horizon = horizon if known else expected_horizon(scenario)
     if horizon is None:
         return _unbounded_without_horizon(scenario)
     about = f"over the run's expected {horizon:,.6g} h"
-    if horizon / scenario.sample_interval > MAX_SAMPLES:
+    if not known and horizon / scenario.sample_interval > MAX_SAMPLES:
         return (
             f"sample_interval: {scenario.sample_interval:g} h takes more than {MAX_SAMPLES:,} "
             f"samples {about}; use at least {horizon / MAX_SAMPLES:.3g}"

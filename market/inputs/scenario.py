@@ -23,7 +23,7 @@ from market.core.errors import ScenarioError
 from market.core.rent import PriceSchedule
 from market.inputs import limits
 from market.inputs.paths import PathError, set_path
-from market.inputs.scenario_checks import CROSS_FIELD_CHECKS
+from market.inputs.scenario_checks import CROSS_FIELD_CHECKS, paired_scheduler
 from market.inputs.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
 from market.inputs.site_spec import BatchSiteSpec
 from market.inputs.sweep_spec import SweepSpec
@@ -90,7 +90,9 @@ class ResourceProviderSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "rp"
-    capacity: int = Field(10, ge=1, description="processors (Table 1: 10)")
+    capacity: int = Field(
+        10, ge=1, le=limits.MAX_PROCESSORS, description="processors (Table 1: 10; <= 1,000,000)"
+    )
     price: float = Field(3.0, ge=0, description="per processor-hour (Table 1: 3 florins)")
     price_changes: list[PriceChange] = Field(
         default_factory=list, description="a price schedule, in increasing time order"
@@ -125,7 +127,11 @@ class ServiceProviderSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = "sp"
-    scheduler: PolicySpec = PolicySpec(name="first_profit")
+    scheduler: PolicySpec = Field(
+        PolicySpec(name="first_profit"),
+        description="default: the one its admission's promises are about (conservative for the "
+        "QoPS family: qops, msb, mrt, vqops, dvqops), else first_profit",
+    )
     admission: PolicySpec = PolicySpec(name="positive_opportunity")
     resource_provider: str | None = Field(None, description="default: the first one")
     resource_providers: list[str] | None = Field(
@@ -147,6 +153,16 @@ class ServiceProviderSpec(BaseModel):
         description="run a deadline cluster instead (libra, libra_risk, edf: Yeo & Buyya "
         "ICPP'06); scheduler, admission, risk and reshape are then unused",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _admissions_scheduler(cls, data: Any) -> Any:
+        """No scheduler given: the one the admission's promises are about, if it has one."""
+        if isinstance(data, dict) and data.get("scheduler") is None:
+            own = paired_scheduler(data.get("admission"))
+            if own is not None:
+                return {**data, "scheduler": own}
+        return data
 
     @field_validator("scheduler")
     @classmethod

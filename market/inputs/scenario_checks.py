@@ -9,7 +9,7 @@ A new rule is one function here and one entry in the tuple.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from market.inputs import limits
 
@@ -100,6 +100,32 @@ def clusters_own_their_pool(s: Scenario) -> None:
             )
 
 
+def paired_scheduler(admission: Any) -> str | None:
+    """The scheduler an admission policy (a name, ``{name: ...}`` or a policy spec) keeps its
+    promises with (``Admission.scheduler``: ``conservative`` for the QoPS family), or None."""
+    from agents.policies import ADMISSIONS
+
+    name = admission.get("name") if isinstance(admission, dict) else admission
+    name = getattr(name, "name", name)
+    policy = ADMISSIONS.get(name) if isinstance(name, str) else None
+    return getattr(policy, "scheduler", None)
+
+
+def guarantees_have_their_scheduler(s: Scenario) -> None:
+    """The QoPS family (qops, msb, mrt, vqops, dvqops) admits a job only if a schedule meeting
+    every deadline exists, and that schedule is the conservative scheduler's plan (QoPS TR §3:
+    a reservation per job); under another scheduler admitted jobs can miss their deadlines."""
+    for i, sp in enumerate(s.service_providers):
+        own = paired_scheduler(sp.admission)
+        if sp.cluster is None and own is not None and sp.scheduler.name != own:
+            raise ValueError(
+                f"service_providers.{i}.scheduler: {sp.admission.name} admits only schedules "
+                f"that meet every deadline as the {own} scheduler plans them (QoPS TR §3: a "
+                f"reservation per job); with {sp.scheduler.name} admitted jobs can miss theirs: "
+                f"give scheduler: {own} (or leave it out)"
+            )
+
+
 def clients_name_providers(s: Scenario) -> None:
     """A client's ``providers`` are service providers of the scenario."""
     sps = {sp.name for sp in s.service_providers}
@@ -123,6 +149,7 @@ CROSS_FIELD_CHECKS: tuple[Callable[[Scenario], None], ...] = (
     unique_names,
     pools_exist,
     clusters_own_their_pool,
+    guarantees_have_their_scheduler,
     clients_name_providers,
     bounded,
 )

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from market.core.qbets import DEFAULT_NODE_BREAKS, DEFAULT_TIME_BREAKS
+from market.inputs.limits import MAX_PROCESSORS
 from market.inputs.workloads import ProfitWorkload, Workload
 
 
@@ -96,7 +97,9 @@ class BatchSiteSpec(BaseModel):
 
     name: str = "site"
     trace: str = Field(description="SWF file: a path, or a name on the trace search path")
-    processors: int | None = Field(None, ge=1, description="nodes (default: the trace's MaxProcs)")
+    processors: int | None = Field(
+        None, ge=1, le=MAX_PROCESSORS, description="nodes (default: the trace's MaxProcs)"
+    )
     first_jobs: int | None = Field(None, ge=1, description="only the first N selected jobs")
     window: tuple[float, float] | None = Field(
         None, description="only jobs submitted in [start, end) hours after the first one"

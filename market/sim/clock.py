@@ -8,7 +8,8 @@ Agents schedule through their model's :class:`Clock` where a trick applies. With
 keeps it (:attr:`Clock.now`) and lets the planner reuse work. With ``fast=False`` each is an
 ordinary Mesa event and nothing is reused: the plain model, against which the equivalence tests
 check the tricks. Either way, with ``ticks_per_hour`` :meth:`Clock.snap` puts derived times on
-the tick grid, so events in one second are one instant. The only module reading Mesa's private
+the tick grid, so events in one second are one instant (an end never before its start:
+:meth:`Clock.end_of`). The only module reading Mesa's private
 attributes (docs/architecture.md).
 """
 
@@ -85,6 +86,16 @@ class Clock:
         ticks."""
         ticks = self.ticks_per_hour
         return time if ticks is None else round(time * ticks) / ticks
+
+    def end_of(self, start: float, duration: float) -> float:
+        """When something of ``duration`` started at ``start`` ends: ``start + duration`` on the
+        tick grid, never before ``start`` (a start off the grid, a synthetic client's arrival
+        beside a trace, and a duration under half a tick would round below it)."""
+        ticks = self.ticks_per_hour
+        if ticks is None:
+            return start + duration
+        end = round((start + duration) * ticks) / ticks
+        return end if end >= start else start
 
     def at(self, time: float, callback: Callable[[], Any], priority=Priority.DEFAULT) -> Event:
         """Schedule ``callback`` (an agent's bound method, or any callable kept alive by its

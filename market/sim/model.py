@@ -4,7 +4,8 @@ Clients submit jobs to service providers, which rent processors from resource pr
 & Wilkes SC'05 §1, Figure 1). A pure discrete-event simulation on Mesa's event API: no fixed
 ticks, just arrivals, starts and completions, scheduled through the model's
 :class:`~market.sim.clock.Clock` (every event-loop trick, off with ``fast=False``).
-:meth:`GridMarket.run` advances one ``sample_interval`` at a time until every participant is done.
+:meth:`GridMarket.run` advances one ``sample_interval`` at a time (skipping stretches where
+nothing happens) until every participant is done.
 ``model.spec`` is the :class:`~market.inputs.scenario.Scenario`; a run is a pure function of
 (scenario, seed): all randomness comes from ``model.rng``, each client drawing from its own child
 generator, so adding a provider or changing a policy leaves the job stream unchanged.
@@ -26,7 +27,9 @@ from agents.provider import Provider
 from agents.resource_provider import NEVER, ResourceProviderAgent
 from agents.service_provider import ServiceProviderAgent
 from agents.site_builder import build_batch_sites
+from market.core.errors import ScenarioError
 from market.core.ledger import Ledger
+from market.inputs import limits
 from market.results.provider_metrics import provider_timeseries_reporters
 from market.results.result import RunResult
 from market.sim.clock import Clock, collector_paused
@@ -82,6 +85,11 @@ class GridMarket(mesa.Model):
         self.resource_providers = self._create_resource_providers(provider_streams)
         self.service_providers = self._create_service_providers()
         self.clients = self._create_clients(client_streams)
+        if limits.expected_horizon(scenario) is None:  # a trace's run: its length known now
+            horizon = limits.jobs_horizon(scenario, *self.offered)
+            unbounded = limits.unbounded_setting(scenario, horizon)
+            if unbounded is not None:
+                raise ScenarioError(f"{unbounded} (the trace's arrivals and work)")
         # Batch sites and VARQ users (VARQ TR 2007-09): streams spawned after all the others.
         self.batch_sites, self.varq_users = build_batch_sites(self, list(scenario.batch_sites))
         # Each client's tie-breaks among equal quotes (best_surplus): spawned last of all, so
@@ -141,9 +149,16 @@ class GridMarket(mesa.Model):
     def _create_clients(self, streams) -> dict[str, ClientAgent]:
         """The clients by name, each with the jobs its workload draws from its own stream."""
         clients, first_id = {}, 0
+        self.offered = (0.0, 0.0)  # the latest arrival and all the work (market.inputs.limits)
         for spec, stream in zip(self.spec.clients, streams, strict=True):
             jobs = spec.workload.generate(stream, first_id=first_id, client=spec.name)
             first_id += len(jobs)
+            if jobs:  # (in arrival order)
+                latest, work = self.offered
+                self.offered = (
+                    max(latest, jobs[-1].arrival),
+                    work + math.fsum(j.work for j in jobs),
+                )
             named = [self.service_providers[name] for name in spec.providers or []]
             providers = named or list(self.service_providers.values())
             rule = spec.offer_rule or default_offer_rule(providers)
@@ -171,20 +186,31 @@ class GridMarket(mesa.Model):
         :meth:`check_stalled`)."""
         self.last_progress = now
 
-    def note_never_runs(self, provider: Provider, job, need: int) -> None:
-        """``provider`` committed ``job``, which needs ``need`` processors, more than its
-        resource provider can ever offer (an over-booked pool,
-        :attr:`~agents.resource_provider.ResourceProviderAgent.most_available`): the market can
-        never finish, and :meth:`check_stalled` says so (the first such job is named)."""
+    def note_never_runs(self, provider: Provider, job, need: int, rp=None) -> None:
+        """``provider`` committed ``job``, which needs ``need`` processors of its resource
+        provider ``rp`` (default: the provider's first), more than ``rp`` can ever offer (an
+        over-booked pool, :attr:`~agents.resource_provider.ResourceProviderAgent.most_available`)
+        or so rarely that it would wait longer than the stall window on average
+        (:meth:`~agents.resource_provider.ResourceProviderAgent.mean_wait`): the market cannot
+        finish, and :meth:`check_stalled` says so (the first such job is named)."""
         if self.never_finishes is not None:
             return
-        rp = provider.resource_provider
+        rp = rp if rp is not None else provider.resource_provider
         u = rp.uncertainty
-        odds = f"; more comes less than {NEVER:g} a period" if u.sigma > 0 else ""
+        where = f"the market cannot finish (t={self.time:g}): job {job.id} of {provider.name}"
+        if need > rp.most_available:
+            odds = f"; more comes less than {NEVER:g} a period" if u.sigma > 0 else ""
+            self.never_finishes = (
+                f"{where} needs at least {need} processors, but {rp.name} (over-booked by "
+                f"{u.overbooking:.0%}) can never offer more than {rp.most_available} of its "
+                f"{rp.capacity}{odds}"
+            )
+            return
         self.never_finishes = (
-            f"the market cannot finish (t={self.time:g}): job {job.id} of {provider.name} needs "
-            f"at least {need} processors, but {rp.name} (over-booked by {u.overbooking:.0%}) can "
-            f"never offer more than {rp.most_available} of its {rp.capacity}{odds}"
+            f"{where} needs at least {need} processors, which {rp.name} (over-booked by "
+            f"{u.overbooking:.0%}) offers with probability {rp.chance_of(need):.3g} a "
+            f"{u.period:g}-hour period: about once in {rp.mean_wait(need):,.0f} hours, beyond "
+            f"the {self.stall_after:,g}-hour stall window (it can essentially never run)"
         )
 
     def check_finished(self) -> None:
@@ -234,8 +260,21 @@ class GridMarket(mesa.Model):
         with collector_paused():  # (the result too: its tables hold a row per job)
             interval = self.spec.sample_interval
             while self.running and self.time < max_time:
-                self.advance_to(min(self.time + interval, max_time))
+                self.advance_to(min(self._quiet_until(interval), max_time))
             return self.result()
+
+    def _quiet_until(self, interval: float) -> float:
+        """The next sample time: one ``interval`` on, or, when nothing happens for several
+        intervals (a long job running alone, a pool drawn once a day), the last sample time
+        before the next event: nothing changes in between, so samples there repeat the one
+        before (sampling stops when nothing changes; a stretch costs two samples)."""
+        at = self.time + interval
+        upcoming = self.next_event_time()
+        if upcoming is not None and upcoming > at + interval:
+            at = self.time + math.floor((upcoming - self.time) / interval) * interval
+            if at >= upcoming:  # (rounding) never past the event
+                at = self.time + (math.floor((upcoming - self.time) / interval) - 1) * interval
+        return at
 
     def check_stalled(self) -> None:
         """Raise :class:`MarketStalled` if the market cannot progress: a committed job can never

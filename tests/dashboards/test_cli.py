@@ -19,7 +19,7 @@ from market.cli.main import main
         (["--set", "nonsense"], "--set: 'nonsense' is not of the form key=value"),
         (["--set", "clients.0.workload.jobs=-3"], "clients.0.workload.jobs"),
         (["--set", "seed=" + "9" * 5000], "seed"),
-        (["--host", "999.1.1.1"], "--host: cannot serve on '999.1.1.1'"),
+        (["--host", "999.1.1.1"], "cannot serve on 999.1.1.1:8050 (--host: not an address"),
         (["a.yaml", "--scenario", "b.yaml"], "give the scenario once"),
     ],
 )

@@ -108,3 +108,18 @@ def test_the_clocks_now_falls_back_to_model_time_where_mesa_keeps_it_elsewhere()
         _event_list = None
 
     assert Clock(OtherModel(), fast=True).now == 2.5
+
+
+def test_an_end_is_never_snapped_before_its_start():
+    from types import SimpleNamespace
+
+    from market.sim.clock import Clock
+
+    model = SimpleNamespace(_event_list=None, time=0.0)
+    grid, free = Clock(model, False, 3600), Clock(model, False, None)
+    start = 10.4 / 3600  # off the one-second grid (a synthetic arrival beside a trace)
+    assert grid.end_of(start, 0.05 / 3600) == start  # 10.45 s would round to 10 s: not before
+    assert grid.end_of(start, 0.09 / 3600) == start
+    assert grid.end_of(start, 0.3 / 3600) == 11 / 3600  # 10.7 s: the grid, after the start
+    assert grid.end_of(10 / 3600, 5 / 3600) == 15 / 3600
+    assert free.end_of(start, 0.3 / 3600) == start + 0.3 / 3600

@@ -124,8 +124,15 @@ def test_scenario_name_defaults_to_the_file_name(tmp_path):
         # numbers so large that products overflow later, and runs of too many jobs
         ("clients: [{workload: {value_skew: 1.0e+308}}]",
          "clients.0.workload.value_skew: 1e+308 is larger than 1e+12, the most a number may be"),
-        ("resource_providers: [{capacity: 1000000000000000000000}]",
-         "resource_providers.0.capacity: 1e+21 is larger than 1e+12"),
+        ("resource_providers: [{price: 1000000000000000000000}]",
+         "resource_providers.0.price: 1e+21 is larger than 1e+12"),
+        ("clients: [{workload: {work_cv: 1.0e-300}}]",
+         "clients.0.workload.work_cv: 1e-300 is closer to 0 than 1e-12 (give 0 or more)"),
+        ("resource_providers: [{capacity: 1000001}]",
+         "resource_providers.0.capacity: Input should be less than or equal to 1000000"),
+        ("service_providers: [{admission: msb, scheduler: easy}]",
+         "service_providers.0.scheduler: msb admits only schedules that meet every deadline as "
+         "the conservative scheduler plans them"),
         ("clients: [" + ", ".join(f"{{name: c{i}, workload: {{jobs: 600000}}}}" for i in range(2))
          + "]", "clients: 1,200,000 jobs in all, more than the 1,000,000 a run may have"),
         # text a file cannot hold: control characters, NUL bytes, lone surrogates, huge numbers

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from market.inputs.limits import check_machine
 from market.inputs.swf import read_swf
 from market.inputs.traces import resolve_trace
 
@@ -54,6 +55,7 @@ def load_site_trace(
     jobs, _ = swf.select(capacity)
     if capacity is None:
         capacity = int(jobs["processors"].max()) if len(jobs) else 1
+    check_machine(capacity, f"trace {trace}")
     submit = jobs["submit"].to_numpy(float)
     if len(submit):
         submit = (submit - submit[0]) * HOURS

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from market.core.errors import ScenarioError
 from market.core.jobs import Job
 from market.core.utility import UtilityFunction
-from market.inputs.limits import check_run_jobs
+from market.inputs.limits import MAX_PROCESSORS, check_machine, check_run_jobs
 from market.inputs.swf import read_swf
 from market.inputs.trace_selection import (
     DropReport,
@@ -103,6 +103,7 @@ def _selected(path: str, mtime: float, size: int, skip_bad: bool, processors: in
     capacity = processors or trace.max_procs
     if capacity is None:
         capacity = int(records["processors"].max()) if len(records) else 1
+    check_machine(capacity, f"trace {path}")
     columns = ("job", "submit", "runtime", "req_time", "processors")
     arrays = {c: records[c].to_numpy().copy() for c in columns}
     for a in arrays.values():
@@ -120,7 +121,7 @@ class TraceWorkload(BaseModel):
     trace: str = Field(description="SWF file: a path, or a name on the trace search path")
     skip_bad: bool = Field(False, description="skip malformed lines instead of stopping")
     processors: int | None = Field(
-        None, ge=1, description="machine size (default: the trace's MaxProcs)"
+        None, ge=1, le=MAX_PROCESSORS, description="machine size (default: the trace's MaxProcs)"
     )
     estimates: Literal["exact", "trace"] = Field(
         "exact", description="plan with the actual runtime, or the user's requested time"
