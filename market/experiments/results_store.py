@@ -1,41 +1,26 @@
-"""The results directory of a sweep: one Parquet part per finished run, merged as it goes, and
-the loader that reads it back as one tidy DataFrame.
+"""The results directory of a sweep, and the loader that reads it back as one tidy DataFrame.
 
-**Results directory** (``OUT``)::
-
-    OUT/manifest.json        the scenario (with its sweep), the plan's shape, versions, sessions
-    OUT/runs/part-*.parquet  the rows: one per (run, service provider)
-    OUT/errors.jsonl         runs that raised, with the error (they are retried by --resume)
-    OUT/.lock                held while a sweep writes, so two sweeps never share a directory
-
-Each finished run is written at once to its own small Parquet part (written to a temporary name,
-then renamed, so a part is either whole or absent), so a sweep killed at any point, even with
-SIGKILL, loses no finished run. Every 256 runs, and when the sweep ends or is interrupted, the
-small parts are merged into one; :func:`load_results` drops the duplicates a kill during a merge
-can leave. ``resume=True`` runs exactly the runs of the plan whose ``run_id`` is not in ``OUT``;
-it refuses a directory that holds runs the plan does not have (the scenario was changed) or keeps
-other metrics. Since run ids and seeds do not move when points, variants or replications are
-added, resuming with a larger sweep runs only the new runs. Without ``resume``, a directory that
-already holds results is refused. Run ids cover the scenario, not the code: after changing a
-policy's code, start a new ``OUT`` (the manifest records the package versions of each session).
-
-A part that Parquet cannot read (the rename is not synced to disk, so a power loss or a full disk
-can leave one truncated; or it was damaged since) is set aside by ``resume=True`` as
-``*.parquet.damaged`` and its runs are run again: runs are pure functions of their scenario and
-seed, so re-running restores the same rows, where stopping would leave the sweep unfinishable
-without hand repair. The session in the manifest lists the parts set aside. Reading results
-with a damaged part is a one-line :class:`BatchError` naming the part.
-
-**Columns**: ``run_id``, ``variant``, ``replication``, ``seed``, one column per swept parameter
-(named by its dotted path), ``provider``, ``scheduler``, ``admission``, the kept metrics,
-``finished`` (the market emptied; sweeps run every market to the end), and ``run_seconds`` (the
-run's wall time on its worker: the only column that differs between two runs of the same sweep).
+``OUT/manifest.json`` (scenario, plan, versions, sessions), ``OUT/runs/part-*.parquet`` (one row
+per run and table row; each run written whole or not at all, parts merged every 256 runs),
+``OUT/errors.jsonl`` (failed runs) and ``OUT/.lock`` (one sweep at a time). ``resume=True`` runs
+exactly the plan's runs whose ``run_id`` is missing and refuses results of another scenario; a
+part Parquet cannot read is set aside as ``*.parquet.damaged`` and its runs run again (a run is
+a pure function of its scenario and seed); so is a part whose bytes no longer match the SHA-256
+in its name (``part-NUMBER-<sha256>.parquet``), a foreign file or a misnamed part. Run ids cover
+the scenario, not the code. Columns:
+``run_id``, ``variant``, ``replication``, ``seed``, one per swept parameter, ``table``
+(``providers`` or ``sites``), ``provider``, ``scheduler``, ``admission``, the kept metrics,
+``finished`` and ``run_seconds``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import math
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,32 +30,78 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from market.experiments.executors import BatchError, RunOutcome
-from market.inputs.sweep_spec import IDENTITY_COLUMNS, SUMMARY_METRICS
+from market.inputs.sweep_spec import IDENTITY_COLUMNS
+from market.results.metrics import sweep_metrics
 
 if TYPE_CHECKING:
     from market.experiments.sweep import RunSpec
 
 FORMAT = 1
 MERGE_EVERY = 256  # small parts merged into one every this many runs
+_PART = re.compile(r"part-(\d+)(?:-([0-9a-f]{64}))?\.parquet")  # number, SHA-256 of the bytes
+_LABELS = ("run_id", "variant", "replication", "seed")  # columns every part has
+_MANIFEST_LISTS = ("parameters", "variants", "metrics", "sessions")
+
+
+class DamagedPart(BatchError):
+    """A results part that cannot be trusted; the message is one line naming it and why."""
+
+
+def read_part(part: Path, columns: list[str] | None = None, named: bool = True) -> pa.Table:
+    """The rows of the results part ``part`` (only ``columns``, if given), after checking its
+    name (if ``named``), its SHA-256 (if its name has one) and that it is a sweep's part: else
+    :class:`DamagedPart`."""
+    match = _PART.fullmatch(part.name)
+    if match is None and named:
+        raise DamagedPart(f"{part}: damaged results part (not named part-NUMBER[-SHA256].parquet)")
+    try:
+        data = part.read_bytes()
+    except OSError as exc:
+        raise DamagedPart(f"{part}: damaged results part ({exc.strerror or exc})") from None
+    if match is not None and match[2] is not None and hashlib.sha256(data).hexdigest() != match[2]:
+        raise DamagedPart(
+            f"{part}: damaged results part (its bytes changed since it was written: the SHA-256 "
+            "in its name does not match)"
+        )
+    try:
+        names = pq.read_schema(io.BytesIO(data)).names
+        missing = [c for c in (*_LABELS, *IDENTITY_COLUMNS) if c not in names]
+        if missing:
+            raise DamagedPart(f"{part}: damaged results part (no sweep's: no {missing[0]} column)")
+        return pq.read_table(io.BytesIO(data), columns=columns)
+    except (OSError, pa.ArrowException) as exc:
+        raise DamagedPart(f"{part}: damaged results part ({_first_line(exc)})") from None
+
+
+def _part_number(part: Path) -> int | None:
+    match = _PART.fullmatch(part.name)
+    return int(match[1]) if match is not None else None
 
 
 def result_rows(spec: RunSpec, outcome: RunOutcome, metrics: list[str] | None) -> list[dict]:
-    """The results rows of a finished run: its labels, the point, and the kept metrics (counts
-    as integers, the rest as floats, so every part has the same column types)."""
+    """The results rows of a finished run: its labels, the point, which table of the run the
+    row is from (``table``: ``providers`` or ``sites``), and the kept metrics (counts as
+    integers, the rest as floats, so every part has the same column types). Every row of a run
+    has the same columns: a metric a row does not have is NaN (e.g. a site's profit)."""
+    types = sweep_metrics()
+    records = outcome.records or []
+    names = metrics or list(
+        dict.fromkeys(k for r in records for k in r if k not in (*IDENTITY_COLUMNS, "table"))
+    )
     rows = []
-    for record in outcome.records or []:
+    for record in records:
         row: dict[str, Any] = {
             "run_id": spec.run_id,
             "variant": spec.variant,
             "replication": spec.replication,
             "seed": spec.seed,
             **spec.columns,
+            "table": record.get("table", "providers"),
         }
         for column in IDENTITY_COLUMNS:
             row[column] = record[column]
-        names = metrics or [k for k in record if k not in IDENTITY_COLUMNS]
         for name in names:
-            row[name] = _stored(record[name], SUMMARY_METRICS.get(name))
+            row[name] = _stored(record.get(name), types.get(name))
         row["finished"] = outcome.finished
         row["run_seconds"] = outcome.seconds
         rows.append(row)
@@ -78,11 +109,17 @@ def result_rows(spec: RunSpec, outcome: RunOutcome, metrics: list[str] | None) -
 
 
 def _stored(value: Any, kind: type | None) -> Any:
+    if _missing(value):  # a metric this row does not have
+        return None if kind is None else math.nan
     if kind is int:
         return int(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return value if kind is None else float(value)
     return float(value)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 class ResultsStore:
@@ -97,19 +134,33 @@ class ResultsStore:
         self._small: list[tuple[Path, pa.Table]] = []
 
     def parts(self) -> list[Path]:
-        """The finished part files, oldest first."""
-        return sorted(self.runs.glob("part-*.parquet")) if self.runs.is_dir() else []
+        """The finished part files, oldest first (parts of other names last)."""
+        if not self.runs.is_dir():
+            return []
+        found = [p for p in self.runs.glob("part-*.parquet") if not p.is_dir()]
+        return sorted(found, key=lambda p: (_part_number(p) is None, _part_number(p) or 0, p.name))
 
     def has_results(self) -> bool:
         return self.manifest_path.exists() or bool(self.parts())
 
     def manifest(self) -> dict | None:
+        """The manifest (None if there is none; a one-line :class:`BatchError` if it is not
+        one: not JSON, not a mapping, or a field of the wrong kind)."""
         try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as exc:
-            raise BatchError(f"{self.manifest_path}: cannot read ({exc})") from None
+        except (OSError, ValueError, RecursionError) as exc:
+            raise BatchError(f"{self.manifest_path}: cannot read ({_first_line(exc)})") from None
+        if not isinstance(data, dict):
+            kind = {list: "list", str: "string"}.get(type(data), "value")
+            raise BatchError(f"{self.manifest_path}: not a sweep manifest (a JSON {kind})")
+        for key in _MANIFEST_LISTS:
+            if not isinstance(data.get(key) or [], list):
+                raise BatchError(f"{self.manifest_path}: not a sweep manifest ({key} is no list)")
+        if not isinstance(data.get("scenario") or {}, dict):
+            raise BatchError(f"{self.manifest_path}: not a sweep manifest (scenario is no mapping)")
+        return data
 
     def write_manifest(self, data: dict) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -121,24 +172,19 @@ class ResultsStore:
         """The run ids already saved (:class:`BatchError` if a part cannot be read)."""
         ids: set[str] = set()
         for part in self.parts():
-            try:
-                table = pq.read_table(part, columns=["run_id"])
-            except (OSError, pa.ArrowException) as exc:
-                raise BatchError(f"{part}: damaged results part ({_first_line(exc)})") from None
-            ids.update(table.column("run_id").to_pylist())
+            ids.update(read_part(part, ["run_id"]).column("run_id").to_pylist())
         return ids
 
     def set_aside_damaged(self) -> list[Path]:
-        """Rename every part that Parquet cannot read (truncated by a crash or a full disk
-        after its rename, or damaged since) to ``*.parquet.damaged`` and return the new names:
-        its runs are then missing, and ``--resume`` runs them again (a run is a pure function
-        of its scenario and seed, so the rows come back the same)."""
+        """Rename every damaged part (:func:`read_part`: truncated by a crash or a full disk
+        after its rename, changed since, or no sweep's) to ``*.parquet.damaged`` and return the
+        new names: its runs are then missing, and ``--resume`` runs them again (a run is a pure
+        function of its scenario and seed, so the rows come back the same)."""
         damaged = []
         for part in self.parts():
             try:
-                pq.read_metadata(part)
-                pq.read_table(part, columns=["run_id"])
-            except (OSError, pa.ArrowException):
+                read_part(part, ["run_id"])
+            except DamagedPart:
                 target = part.with_name(part.name + ".damaged")
                 os.replace(part, target)
                 damaged.append(target)
@@ -149,15 +195,18 @@ class ResultsStore:
         self.runs.mkdir(parents=True, exist_ok=True)
         for tmp in self.runs.glob("*.tmp"):
             tmp.unlink(missing_ok=True)
-        numbers = [int(p.stem.split("-")[1]) for p in self.parts()]
+        numbers = [n for p in self.parts() if (n := _part_number(p)) is not None]
         self._next = max(numbers, default=0) + 1
         self._small = []
 
     def _write(self, table: pa.Table) -> Path:
-        path = self.runs / f"part-{self._next:06d}.parquet"
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer)
+        data = buffer.getvalue()
+        path = self.runs / f"part-{self._next:06d}-{hashlib.sha256(data).hexdigest()}.parquet"
         self._next += 1
         tmp = path.with_name(path.name + ".tmp")
-        pq.write_table(table, tmp)
+        tmp.write_bytes(data)
         os.replace(tmp, path)
         return path
 
@@ -236,12 +285,13 @@ def load_results(path: str | Path) -> pd.DataFrame:
     tables = []
     for part in parts:
         try:
-            tables.append(pq.read_table(part))
-        except (OSError, pa.ArrowException) as exc:
+            tables.append(read_part(part, named=not path.is_file()))
+        except DamagedPart as exc:
             hint = "" if path.is_file() else "; gridmarket sweep --resume runs its runs again"
-            raise BatchError(f"{part}: damaged results part ({_first_line(exc)}){hint}") from None
+            raise DamagedPart(f"{exc}{hint}") from None
     frame = _concat(tables).to_pandas()
-    frame = frame.drop_duplicates(["run_id", "provider"], ignore_index=True)
+    keys = ["run_id", "table", "provider"] if "table" in frame else ["run_id", "provider"]
+    frame = frame.drop_duplicates(keys, ignore_index=True)
     parameters = (manifest or {}).get("parameters", [])
     variants = (manifest or {}).get("variants") or list(dict.fromkeys(frame["variant"]))
     order = {label: i for i, label in enumerate(variants)}
@@ -264,7 +314,7 @@ def load_results(path: str | Path) -> pd.DataFrame:
 
 def metric_columns(frame: pd.DataFrame) -> list[str]:
     """The metric columns of a results frame (numeric, not labels, not the point)."""
-    fixed = {"run_id", "variant", "replication", "seed", "finished", "run_seconds"}
+    fixed = {"run_id", "variant", "replication", "seed", "table", "finished", "run_seconds"}
     fixed |= set(IDENTITY_COLUMNS) | set(frame.attrs.get("parameters", []))
     return [
         c
