@@ -92,7 +92,7 @@ def points(n: int) -> list[int]:
         if p > out[-1]:
             out.append(p)
         shift += 1
-    return out + [n] if n > out[-1] else out
+    return [*out, n] if n > out[-1] else out
 
 
 def admit(job: Job, waiting: list[Job], base: Free, now: float, k: int):
