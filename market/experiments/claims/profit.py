@@ -2,7 +2,7 @@
 SC'05, §3-7, Table 1, Figures 3-7) on the calibrated Table 1 market (``scenarios/profit/``).
 
 Full size: the figures' sweeps with 10 runs a point (§4: "averages over 10 runs"); quick: a
-few points, 3-4 runs each. How each is measured: :mod:`.profit_measures`.
+few points, 3 runs each. How each is measured: :mod:`.profit_measures`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ GAPS = {
         "The figure plots the standard deviation itself. FirstPrice, earning about a third of "
         "FirstProfit's rate, varies less in florins per hour and more relative to its mean "
         "(sd / mean above); FirstReward's spread is about FirstProfit's, above or below it "
-        "with the seeds (the calibration: 0.34-0.93 of the pair's ratio on every workload)."
+        "with the seeds. The calibration found both above FirstProfit on no workload."
     ),
     "impatience-lowers-profit": (
         "FirstOpportunityRate's profit rate falls throughout, and every scheduler's falls "
@@ -58,11 +58,11 @@ GAPS = {
         "admission metric, the plan's summed reward_i (§3.4), charges every job the decay it "
         "causes the other queued jobs, weighted 1 - alpha = 0.7: with a long queue only "
         "high-value jobs pass, so it earns far more per processor-hour rented and breaks even "
-        "near 18. Without the opportunity cost (alpha 1, above) it breaks even near 8-10 but "
-        "earns about half FirstProfit's rate, so 'close to FirstProfit' (which holds) fails "
-        "instead. The formulas are the paper's (§2: PV_i, cost_i, reward_i; §3.4: reward_i as "
-        "the admission metric); the calibration found no alpha or discount rate at which both "
-        "statements hold (README, Calibration)."
+        "near 18. Without the opportunity cost (alpha 1, above) it breaks even near 8 but "
+        "earns about a third of FirstProfit's rate, so 'close to FirstProfit' (which holds) "
+        "fails instead. The formulas are the paper's (§2: PV_i, cost_i, reward_i; §3.4: "
+        "reward_i as the admission metric); the calibration found no alpha or discount rate "
+        "at which both statements hold (README, Calibration)."
     ),
     "cheaper-lowers-profit-rate": (
         "FirstProfit's rate falls at low prices, as §5.4 says; FirstOpportunityRate's falls "
@@ -94,7 +94,7 @@ SWEEPS = (
         full=Size(
             axes={"load": [0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0]}, replications=10
         ),
-        quick=Size(axes={"load": [0.05, 0.15, 0.3, 1.0]}, replications=4),
+        quick=Size(axes={"load": [0.05, 0.15, 0.3, 1.0]}, replications=3),
         # FirstReward without its opportunity cost (alpha 1: FirstPrice with a discount)
         extra={
             m.FR_NO_COST: {"service_providers.0.scheduler": {"name": "first_reward", "alpha": 1.0}}
@@ -113,7 +113,7 @@ SWEEPS = (
         "profit/fig6_price",
         {"price": "resource_providers.0.price"},
         full=Size(axes={"price": [1.0, 2.0, 3.0, 6.0, 8.0, 9.0, 10.0, 12.0]}, replications=10),
-        quick=Size(axes={"price": [1.0, 3.0, 9.0, 12.0]}, replications=4),
+        quick=Size(axes={"price": [1.0, 3.0, 9.0, 12.0]}, replications=3),
         variants=("SJF", "FirstPrice", "FirstReward", FP, FOR),
     ),
     Sweep(
@@ -121,7 +121,7 @@ SWEEPS = (
         "profit/fig7_uncertainty",
         {"sigma": "resource_providers.0.uncertainty.sigma"},
         full=Size(axes={"sigma": [0, 1, 2, 3, 4]}, replications=10),
-        quick=Size(axes={"sigma": [0, 4]}, replications=4),
+        quick=Size(axes={"sigma": [0, 4]}, replications=3),
         variants=("FirstProfit (5%)", "FirstProfit", "LJF", "SJF", "FirstPrice", "FirstReward"),
     ),
 )

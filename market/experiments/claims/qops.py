@@ -171,11 +171,12 @@ GAPS = {
         "On the paper's 5,000-job subsets MRT turns away the fewest jobs at high load while QoPS "
         "turns away the fewest processor-hours (work above): MRT rebuilds the whole queue in "
         "EDF order and keeps only strongly feasible partial schedules, which admits small jobs "
-        "and turns away big ones. Not a defect of this QoPS: an implementation of Figure 3 "
-        "written apart from it (an event loop in seconds that starts each job when its "
-        "reservation comes) makes the same first 1,500 decisions on CTC-SP2 at load 1.6; the "
-        "readings of Figure 3 tried (README, QoPS) do not put QoPS ahead of MRT in jobs "
-        "without turning away bigger ones. On the first 1,000 jobs (quick) QoPS admits the most."
+        "and turns away big ones. Not a defect of this QoPS: a plain Figure 3 written apart "
+        "from it (tests/qops_oracle.py, an event loop in whole seconds that starts each job "
+        "when its reservation comes) makes the same first 1,500 decisions on CTC-SP2 at load "
+        "1.6, s = 0.2; the readings of Figure 3 tried (README, QoPS) do not put QoPS ahead of "
+        "MRT in jobs without turning away bigger ones. On the first 1,000 jobs (quick) QoPS "
+        "admits the most."
     ),
     "qops-admits-most-sdsc": (
         "As on CTC-SP2 at full size: MRT turns away the fewest jobs at load 1.4-1.6, QoPS the "

@@ -257,7 +257,7 @@ CLAIMS = (
         ("ctc-10x-80", "sdsc-10x-80", "sdsc-10x-80-paper-load"),
         ctc_smaller_than_sdsc,
         gap=GAPS["ctc-smaller"],
-        gap_at=("full",),
+        gap_at=("quick", "full"),
     ),
     Claim(
         "ctc-magnitudes",
