@@ -1,21 +1,13 @@
-"""A best-effort batch site: a space-shared machine whose queue is FCFS with EASY backfilling,
-no reservations and no deadlines (VARQ TR 2007-09 §2.1; §4.4 simulates Maui's default policy,
-"first-come-first-served with backfilling").
+"""A best-effort batch site: a space-shared machine whose queue is FCFS with EASY backfilling, no
+reservations and no deadlines (VARQ TR 2007-09 §2.1; §4.4 simulates Maui's default).
 
-- It replays a trace as its background workload (:mod:`market.inputs.workloads.site_trace`) and
-accepts
-  jobs from any agent at any time (:meth:`BatchSiteAgent.submit`): VARQ users, clients, service
-  providers. A job wider than the machine is refused with a one-line error.
-- It plans with the project's EASY (:class:`agents.policies.backfill.EASY`) on a capacity profile
-  of the running jobs' requested wall times, once per instant (after every arrival and completion
-  of that instant).
-- A job holds its nodes until it ends: its runtime, after holding them idle until
-  ``hold_until`` if it asked to (a VARQ job waiting for its deadline, §3.1). One that would run
-  past its requested wall time is killed there if ``kill_at_walltime`` (batch systems do; a
-  parameter, recorded as ``killed``); otherwise its reservation is extended by one request at a
-  time until it ends.
-- It learns QBETS online from its own queue delays (start - submission) of every job it starts
-  (:class:`market.core.qbets.QBETS`, in hours), which VARQ users ask.
+It replays a trace as background workload and takes jobs from any agent at any time
+(:meth:`BatchSiteAgent.submit`; a job wider than the machine is a one-line error). It plans with
+the project's EASY on the running jobs' requested wall times, once per instant. A job holds its
+nodes until it ends (after holding them idle until ``hold_until``, a VARQ job waiting for its
+deadline, §3.1); one running past its requested wall time is killed there if
+``kill_at_walltime`` (our parameter), else extended one request at a time. It learns QBETS from
+its own queue delays, which VARQ users ask.
 """
 
 from __future__ import annotations

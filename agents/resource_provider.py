@@ -1,35 +1,13 @@
 """The resource provider: rents out processors (Popovici & Wilkes SC'05 §1.1, §3.2).
 
-It owns a pool of ``capacity`` processors and rents them at a price per processor-hour (a
-:class:`~market.core.rent.PriceSchedule`: constant, or changing over time). A service provider asks
-for processors when a job is due (:meth:`rent`) and gives them back when it ends
-(:meth:`release`), paying rent for the time it held them. To plan, it asks for a
-:meth:`forecast`: what is available now, the forecast for later periods with its error model
-(the "uncertainty estimator" of §3.2), and the leases already granted.
-
-What is really there can differ from the forecast (§1.1: a resource provider "might over-book
-resources ... or it might suffer equipment failures"). With an
-:class:`~market.inputs.scenario.UncertaintySpec`:
-
-- every ``period`` hours the availability is drawn afresh: the forecast plus an error of standard
-  deviation ``sigma`` (see :mod:`market.core.forecast`), independently of other periods;
-- ``overbooking`` b: the forecast stays ``capacity`` but availability is drawn around
-  ``capacity * (1 - b)``; the tenants' estimator does not know it (it is a surprise);
-- outages arrive at ``outage_rate`` per hour (Poisson), each taking ``outage_share`` of the pool
-  for an exponential time of mean ``outage_duration`` hours; they are not forecast either.
-
-A lease already granted is never taken back (no preemption): when availability falls below what
-is leased, only new rentals wait. Tenants are told whenever availability changes, and whenever
-another tenant's job ends and frees processors (:meth:`ResourceProviderAgent.freed`), so that
-their schedulers run again (§3.3: "whenever ... the number of available resources changes").
-Over-booking may leave a pool that can never hold a job its tenant committed (a surprise to the
-tenant): ``most_available`` is the most it can ever offer, which the model checks jobs against.
-
-Pricing by utilization (issue 18, our rule): with ``utilization_premium`` k > 0 the posted price
-is the schedule's times ``1 + k x u``, ``u`` the share of the pool leased right now; a lease
-pays the price posted when it was granted for its whole life (a posted-price contract), and
-tenants plan on the price posted now (they do not forecast how it will move). k = 0 is a fixed
-price schedule, as in the papers.
+It rents a pool of ``capacity`` processors at a price schedule; tenants :meth:`rent` them when a
+job is due and :meth:`release` them at its end, paying for the time held, and plan on its
+:meth:`forecast` (availability now, the forecast with its error model, the leases). With an
+``UncertaintySpec`` availability is drawn afresh every ``period`` (:mod:`market.core.forecast`),
+around ``capacity x (1 - overbooking)``, less Poisson outages: surprises to the tenants (§1.1).
+A lease is never taken back; tenants are told when availability changes and when another's job
+frees processors (:meth:`freed`, §3.3). Our rule for ``utilization_premium`` k: the posted price
+is the schedule's times ``1 + k x u``, ``u`` the share leased now, fixed for a lease's life.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
-"""The deadline schedule that QoPS, MSB and MRT search (Islam, Balaji, Sadayappan & Panda, "QoPS:
-a QoS based scheme for parallel job scheduling", OSU-CISRC-4/03-TR21, §2.2 and §3).
+"""The deadline schedule that QoPS, MSB and MRT search (Islam et al., TR21 §2.2, §3).
 
-A schedule is an *order* of the waiting jobs: each is placed in turn at its earliest start on what
-the jobs before it left of ``ctx.capacity`` (conservative backfilling, what the ``conservative``
-scheduler runs on the same order). A policy admits a job only on an order in which every job
-meets its deadline, and returns it as ``Decision.queue_order``. Rules shared by the three (ours
-where the paper is silent):
-
-- jobs are rigid (:func:`agents.policies.backfill.rigid_shape`) and planned on their estimates;
-- a job misses its deadline if its planned end is more than :data:`TOLERANCE` past it; a job
-  without a deadline never misses; a waiting job already late in the current schedule (possible
-  only with wrong estimates) is placed like the others but its lateness is not a violation;
-- heuristic orders: ``edf`` (deadline) and ``llf`` (deadline minus estimated runtime), jobs
-  without a deadline last, ties by arrival then id;
-- reasons: ``meets-deadlines``, ``deadline-miss`` (no schedule, or late even alone), ``no-fit``.
-
-Each job's :data:`Entry` is computed once per decision (never kept across calls).
+A schedule is an order of the waiting jobs, each placed at its earliest start on what the jobs
+before it left (conservative backfilling); a policy admits a job only on an order in which every
+job meets its deadline, returned as ``Decision.queue_order``. Shared rules (ours where the paper
+is silent): rigid jobs planned on their estimates; a miss is an end more than :data:`TOLERANCE`
+past the deadline, and a job already late in the current schedule is no violation; heuristic
+orders ``edf`` and ``llf``, jobs without a deadline last; reasons ``meets-deadlines``,
+``deadline-miss``, ``no-fit``. Each job's :data:`Entry` is computed once per decision.
 """
 
 from __future__ import annotations

@@ -1,35 +1,18 @@
-"""Deadline-constrained admission control on a cluster (Yeo & Buyya, "Managing risk of inaccurate
-runtime estimates for deadline constrained job admission control in clusters", ICPP'06).
+"""Deadline-constrained admission control on a cluster (Yeo & Buyya, ICPP'06).
 
-- :class:`Libra` (§3.1): a job's share on a node is its remaining estimated runtime over its
-  remaining deadline (Eq. 1); a node is suitable if its total share with the new job is at most
-  1 (Eq. 2); the job is admitted if at least ``numproc`` nodes are suitable, onto the best-fit
-  ones (the least processor time left after accepting it, i.e. the fullest; ties to the lower
-  node index), else rejected. It starts at once on the time-shared cluster
-  (:mod:`market.core.timeshare`).
-- :class:`LibraRisk` (§3.2-3.3, Algorithm 1): the same shares, but a node is suitable only if
-  its risk of deadline delay is zero: with the new job added, each job's delay is projected on
-  the node from the runtime estimates (:func:`market.core.timeshare.project_node`), its deadline
-  delay is (delay + remaining deadline) / remaining deadline (Eq. 4) and the risk is their
-  standard deviation over the node's jobs (Eq. 5-6). The job goes to the first ``numproc``
-  zero-risk nodes in node order (Algorithm 1, lines 12-15). Zero risk means every job's deadline
-  delay is the same: all on time, or a job alone on an empty node even when its estimate says it
-  will be late (which is how LibraRisk admits more jobs whose estimates are too long). Our
-  choices where the paper is silent: a job already past its deadline (remaining deadline <= 0)
-  has no Eq. 4 value and is left out of the risk; "zero" is a spread of deadline delays below
-  ``tolerance`` (1e-9; floating point); and, as "like Libra, [it] enforces the deadlines of
-  previously accepted jobs on each node" (§3.3), a node is not suitable either if the new job
-  would make late a job projected on time without it (equal deadline delays > 1, e.g. jobs
-  with one deadline on an over-committed node, have zero sigma but break that promise).
-- :class:`EDF` (§4): space-shared, non-preemptive earliest deadline first with a queue: the job
-  with the earliest deadline starts as soon as enough processors are free (no backfilling; a job
-  arriving with an earlier deadline meanwhile is selected instead). With ``admission_control``
-  a job is rejected when it is selected, if its deadline has passed or cannot be met by its
-  runtime estimate; without it, every job runs.
+- :class:`Libra` (§3.1): a node is suitable if its total share with the job is at most 1 (Eq. 1,
+  2); the job goes to the ``numproc`` best-fit (fullest) suitable nodes, else is rejected.
+- :class:`LibraRisk` (§3.2-3.3, Algorithm 1): a node is suitable only if its risk of deadline
+  delay (the sd of its jobs' projected deadline delays, Eq. 4-6) is zero; the job goes to the
+  first ``numproc`` such nodes. Our choices: a job past its deadline is left out of the risk;
+  "zero" is below ``tolerance``; a node where the job would make late a job on time without it
+  is not suitable ("enforces the deadlines of previously accepted jobs", §3.3).
+- :class:`EDF` (§4): space-shared, non-preemptive earliest deadline first without backfilling;
+  with ``admission_control`` a job is rejected when selected if its estimate cannot meet its
+  deadline.
 
-These are cluster policies (:class:`ClusterPolicy`; ``service_providers.N.cluster: libra``),
-registered by name in :data:`agents.policies.registry.CLUSTERS`; the provider that runs them is
-:mod:`agents.cluster_provider`.
+Cluster policies (:class:`ClusterPolicy`, ``service_providers.N.cluster: libra``), registered
+in :data:`agents.policies.registry.CLUSTERS` and run by :mod:`agents.cluster_provider`.
 """
 
 from __future__ import annotations

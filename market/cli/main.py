@@ -1,9 +1,11 @@
 """The ``gridmarket`` command.
 
 ``gridmarket run SCENARIO [--seed N] [--set key=value ...] [--format table|json|csv]
-[--jobs-out FILE] [--market-out FILE]`` runs a scenario (each of its variants, on the same seed)
-and prints one record per service provider with its policies and every summary metric; the table
-format adds the market table where the run is a market (:mod:`market.results.outputs`), and
+[--columns a,b] [--jobs-out FILE] [--market-out FILE]`` runs a scenario (each of its variants, on
+the same seed) and prints one record per service provider with its policies and every summary
+metric, then one per batch site, VARQ user and site broker (``table``: ``sites``); the table
+format prints the provider table fitted to the terminal (or the ``--columns`` asked for), the site
+table, and the market table where the run is a market (:mod:`market.cli.tables`), and
 ``--market-out`` writes it (``RunResult.market`` of every variant) as CSV, Parquet or JSON.
 
 ``gridmarket sweep SCENARIO [--workers N] [--scheduler tcp://HOST:PORT|local] [--out DIR]
@@ -77,6 +79,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--format", choices=["table", "json", "csv"], default="table")
     run.add_argument(
+        "--columns",
+        metavar="A,B",
+        help="the table's columns, by name (e.g. variant,profit,utilization; default: those "
+        "that mean something for this run, fitted to the terminal)",
+    )
+    run.add_argument(
         "--jobs-out", metavar="FILE", help="write the per-job table (.csv or .parquet)"
     )
     run.add_argument(
@@ -118,6 +126,12 @@ def _parser() -> argparse.ArgumentParser:
         "--error", choices=["ci95", "sd"], default="ci95", help="error bars (default: ci95)"
     )
     report.add_argument("--metrics", metavar="A,B", help="only these metrics (default: all)")
+    report.add_argument(
+        "--markdown",
+        metavar="PAGE.md",
+        help="also write the tables and figure links into this Markdown page (its block for "
+        "RESULTS is replaced, the rest kept), stamped with the command, version and date",
+    )
 
     calibrate = commands.add_parser(
         "calibrate", help="score a calibration sweep against the profit paper's statements"
@@ -172,10 +186,9 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     import pandas as pd
 
     from market.cli.progress import RunProgress
-    from market.cli.tables import print_run_tables
+    from market.cli.tables import chosen_columns, print_run_tables, run_frames, run_records
     from market.inputs.limits import MAX_SEED
     from market.inputs.scenario import load, parse_overrides
-    from market.results.value_metrics import with_revenue_gain
     from market.sim.model import GridMarket, MarketStalled
 
     out = sys.stdout if out is None else out
@@ -185,13 +198,17 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     if market_out is not None and market_out.suffix.lower() not in (".csv", ".parquet", ".json"):
         raise UsageError(f"--market-out: {market_out} must end in .csv, .parquet or .json")
     in_range("--seed", args.seed, 0, MAX_SEED)
+    try:
+        chosen = chosen_columns(args.columns)
+    except ValueError as exc:
+        raise UsageError(f"--columns: {exc}") from None
     scenario = load(args.scenario)
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
     if args.variant:
         scenario = scenarios_cli.chosen_variants(scenario, args.variant, args.scenario)
     variants = scenario.expand(args.scenario)  # validates every variant before anything runs
-    summaries, jobs, runs, markets = [], [], [], []
+    summaries, sites, jobs, runs, markets = [], [], [], [], []
     with RunProgress(len(variants)) as progress:  # on a terminal only
         results = []
         for label, variant in variants:
@@ -205,23 +222,19 @@ def run_command(args: argparse.Namespace, out=None) -> int:
                 raise MarketStalled(f"{where}: {exc}") from None
     for label, variant, result in results:
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
+        sites.append(result.sites.assign(variant=label, seed=result.seed))
         jobs.append(result.jobs.assign(variant=label, seed=result.seed))
         markets.append(result.market.assign(variant=label, seed=result.seed))
         runs.append((label, variant, result))
-    summary = pd.concat(summaries, ignore_index=True)
-    if summary["urgent_accepted_pct"].notna().any():  # a priced workload: VQoPS's gain
-        summary = with_revenue_gain(summary, ["seed", "provider"])
-    summary = summary[["variant", "seed", *[c for c in summary if c not in ("variant", "seed")]]]
-    market = pd.concat(markets, ignore_index=True)
-    market = market[["variant", "seed", *[c for c in market if c not in ("variant", "seed")]]]
-    if args.format == "json":
-        out.write(json.dumps(json_records(summary), indent=2) + "\n")
-    elif args.format == "csv":
-        summary.to_csv(out, index=False)
+    summary, site_rows, market = run_frames(summaries, sites, markets)
+    if args.format == "table":
+        print_run_tables(summary, site_rows, market, scenario.name, out, chosen)
     else:
-        print_run_tables(summary, market, scenario.name, out)  # market/cli/tables.py
-        if "varq_jobs" in summary:
-            qbets_cli.print_varq(summary, out)
+        records = run_records(summary, site_rows)
+        if args.format == "json":
+            out.write(json.dumps(json_records(records), indent=2) + "\n")
+        else:
+            records.to_csv(out, index=False)
     if jobs_out is not None:  # after the summary: a failed write loses nothing printed
         out.flush()
         if jobs_format != "table":
@@ -359,7 +372,14 @@ def report_command(args: argparse.Namespace, out=None) -> int:
         metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
         if not metrics:
             raise UsageError("--metrics: name at least one metric")
-    report = make_report(args.results, args.out, error=args.error, metrics=metrics)
+    report = make_report(
+        args.results,
+        args.out,
+        error=args.error,
+        metrics=metrics,
+        markdown=args.markdown,
+        command=report_command_line(args),
+    )
     for path in report.files:
         print(path, file=out)
     if report.png_note:
@@ -367,6 +387,21 @@ def report_command(args: argparse.Namespace, out=None) -> int:
     if report.risk_table is not None:
         print_risk(report.risk_table, out)
     return 0
+
+
+def report_command_line(args: argparse.Namespace) -> str:
+    """The ``gridmarket report`` command that ``args`` stand for (a Markdown block's stamp)."""
+    import shlex
+
+    words = ["gridmarket", "report", args.results]
+    for option, value in (("--out", args.out), ("--metrics", args.metrics)):
+        if value is not None:
+            words += [option, value]
+    if args.error != "ci95":
+        words += ["--error", args.error]
+    if args.markdown is not None:
+        words += ["--markdown", args.markdown]
+    return shlex.join(words)
 
 
 def print_risk(table: pd.DataFrame, out) -> None:

@@ -3,8 +3,8 @@ https://www.cs.huji.ac.il/labs/parallel/workload/swf.html) and as a Batsim ``job
 file evalys (https://github.com/oar-team/evalys) reads with ``JobSet.from_csv``.
 
 A *schedule* is one service provider's jobs in one run (one variant): the per-job table's rows
-of that provider (:attr:`market.results.result.RunResult.jobs`), less the jobs it quoted but that went to
-another provider. Choices where the formats leave room:
+of that provider (:attr:`market.results.result.RunResult.jobs`), less the jobs it quoted but
+that went to another provider. Choices where the formats leave room:
 
 - **Time**: seconds from the simulation's time 0 (the first submission of a trace run).
   SWF fields are integers, so its submit, start and end times are rounded to whole seconds and
@@ -50,8 +50,8 @@ import pandas as pd
 from market.inputs.swf import FIELDS, SwfError, write_swf
 
 if TYPE_CHECKING:
-    from market.results.result import RunResult
     from market.inputs.scenario import Scenario
+    from market.results.result import RunResult
 
 #: Batsim's jobs.csv columns, in the order Batsim writes them (``src/export.cpp``).
 EVALYS_COLUMNS = (

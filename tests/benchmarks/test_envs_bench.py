@@ -10,7 +10,7 @@ agent that admits everything grows it without bound (the paper's overload). So:
 - hint on, the PositiveOpportunity agent: the same trajectory plus its plans per offer;
 - hint off, the random agent (admits 6 jobs in 7): the overloaded worst case;
 - one hand-off round trip (model -> agent -> model) by greenlet, as the driver does, and by a
-  worker thread and two queues, the alternative design (README, Learning environments).
+  worker thread and two queues, the alternative design (docs/papers/environments.md).
 
 Each round is one episode; ``extra_info["steps_per_s"]`` is the figure (per CPU second). Run
 with `make bench-suite`.

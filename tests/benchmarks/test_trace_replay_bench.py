@@ -1,6 +1,6 @@
 """Benchmark: EASY replay of the whole SDSC-SP2 trace (54,034 selected jobs, 128 processors,
 user estimates) through the Mesa market model, every job admitted: building the model (the
-trace read from disk each round, jobs made) and running it. The goal when written: >= 20,000 jobs/s
+trace read from disk each round, jobs made) and running it. The goal: >= 20,000 jobs/s
 (<= 3 s) and <= 1 GiB. Skipped by default and where the trace is absent; `make bench-suite` runs it;
 the jobs/s of the fastest round and the process's peak memory are in the extra info."""
 

@@ -1,4 +1,4 @@
-"""The main dashboard fits a deadline market (issue 14 item 4): QoS charts over time where jobs
+"""The main dashboard fits a deadline market: QoS charts over time where jobs
 have deadlines, money charts where money moves, both where both (decided from the run through
 market/results/outputs.py); the curves end at the run summary's values; the paper views record
 through

@@ -1,4 +1,4 @@
-"""What the dashboard's "Load" box and uploads may open (issue 14, item 3): files of the
+"""What the dashboard's "Load" box and uploads may open: files of the
 scenario folders and bounded uploads only; every refusal one line, quick, without the file's
 contents."""
 

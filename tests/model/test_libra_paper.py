@@ -1,5 +1,5 @@
 """The LibraRisk paper's findings (Yeo & Buyya ICPP'06 §5) on the last 1,000 SDSC-SP2 jobs (the
-paper: 3,000; the full sweeps are in the README's Results). Skips where the trace is absent.
+paper: 3,000; the full sweeps: docs/results/libra.md). Skips where the trace is absent.
 
 - §5.1: with the trace's estimates LibraRisk fulfils more deadlines than Libra; with exact
   estimates they fulfil (nearly) as many, with (nearly) the same slowdown; EDF has the lowest

@@ -6,7 +6,7 @@ Each test runs the paper's default market (Table 1, ``scenarios/profit/default.y
 well under a minute), compares means over those seeds, and quotes the sentence it checks. The
 full sweeps are ``scenarios/profit/fig3_load.yaml`` to ``fig6_price.yaml``.
 
-The default workload is the calibrated one (gamma job sizes with cv 1.25: README, Results,
+The default workload is the calibrated one (gamma job sizes with cv 1.25: docs/papers/profit.md,
 "Calibration of the workload"; ``gridmarket calibrate``). A finding that does not reproduce on it
 is written as the paper states it and marked ``xfail(strict=True)`` with the reason, so that it
 turns into a failure the day it passes. The calibration found no workload and no FirstReward
@@ -82,7 +82,7 @@ def test_profit_aware_schedulers_earn_a_higher_profit_rate_than_first_price():
         "FirstOpportunity (144) at the default load (Fig. 3 sweep, 10 runs). In the "
         "calibration the profit-aware schedulers lead only with wide sizes (cv 1.5) and half the "
         "jobs steep, which offer 1.4 pools of profitable work, not 2, and put FirstPrice's "
-        "break-even at 10.6 per processor-hour (README, Calibration)."
+        "break-even at 10.6 per processor-hour (docs/papers/profit.md, calibration)."
     ),
 )
 def test_profit_aware_schedulers_earn_a_higher_profit_rate_than_the_cost_oblivious():
@@ -153,7 +153,7 @@ def test_above_8_per_processor_hour_first_price_loses_money_and_first_profit_doe
         "admits few jobs and finishes them early at nearly full value: it breaks even near 19 "
         "per processor-hour. Higher alpha lowers that (0.9: 14, 1: 8.3) but also its profit "
         "rate (0.76 and 0.36 x FirstProfit's), so 'close to FirstProfit' fails instead: the "
-        "two cannot hold together at any alpha or discount rate searched (README, Calibration)."
+        "two cannot hold together at any alpha or discount rate searched (docs/papers/profit.md)."
     ),
 )
 @pytest.mark.parametrize("price", [9.0, 10.0])

@@ -1,7 +1,7 @@
 """The QoPS paper's finding on a small real-trace subset (Islam et al., QoPS TR §5): at load
 1.6 and stringency 0.2, QoPS admits at least as many jobs as MSB and MRT, keeps every admitted
 deadline, and its utilization is within about 15 % of EASY's. Skips where the trace is absent.
-On the full 5,000 jobs MRT admits more jobs than QoPS (see the README's Results, QoPS)."""
+On the full 5,000 jobs MRT admits more jobs than QoPS (see docs/papers/qops.md)."""
 
 from __future__ import annotations
 

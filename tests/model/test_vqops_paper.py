@@ -1,6 +1,6 @@
 """The VQoPS/DVQoPS paper's findings (Islam, Balaji, Sabin & Sadayappan, OSU-CISRC-3/07-TR17,
-Table 1 and §5) on a small SDSC-SP2 subset (the first 800 jobs; the full-size figures are in the
-README's Results). Each row runs QoPS, VQoPS at the five OC-Factors and DVQoPS on one job stream
+Table 1 and §5) on a small SDSC-SP2 subset (the first 800 jobs; full size: docs/results/vqops.md).
+Each row runs QoPS, VQoPS at the five OC-Factors and DVQoPS on one job stream
 through the market model. Skips where the trace is absent."""
 
 from __future__ import annotations
