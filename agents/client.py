@@ -1,27 +1,14 @@
 """The client: submits a stream of jobs to service providers and pays for them at completion.
 
-Each job is offered at its arrival time. With several service providers the client follows its
-offer rule (the scenario's ``offer_rule``):
-
-- ``best_quote`` (default when every provider charges the job's utility): every provider quotes
-  (runs its admission control); among those that accept, the client takes the one promising the
-  highest utility, i.e. the earliest predicted completion; ties go to the provider listed first.
-- ``best_surplus`` (default when any of its providers prices otherwise, issue 18): every
-  provider quotes a price (:class:`~market.core.quotes.PriceQuote`); the client takes the highest
-  expected surplus, its utility at the promised completion minus the price; ties are broken
-  uniformly at random (its own random stream), so that identical providers share the market.
-  If every surplus is negative it declines them all (counted in ``declined``); at a surplus of
-  exactly 0 it buys (an indifferent client buys, as the papers' clients, who pay their full
-  utility, do).
-- ``first_accept``: the providers are asked one at a time, in the scenario's order, and the first
-  that accepts gets the job.
-- ``random``: one provider, drawn uniformly with the model's random generator, is asked; if it
-  rejects, the job is lost.
-
-Only providers that are ``open`` are asked (one that enters the market later is not, before).
-Payment is settled by the service provider when the job completes (see
-:meth:`market.core.ledger.Ledger.settle`): the client pays by the quote's terms
-(:meth:`market.core.quotes.PriceQuote.payment`; the job's utility at that time, by default).
+Each job is offered at its arrival time to the providers that are ``open``, by the scenario's
+``offer_rule`` (docs/papers/market.md, docs/guide/scenarios.md): ``best_quote`` (default when every
+provider charges the job's utility) takes the accepting provider promising the highest utility,
+ties to the first listed; ``best_surplus`` (default when any prices otherwise) takes the highest
+expected surplus, ties drawn uniformly on the client's own stream, and declines them all if
+every surplus is negative (our choice: at exactly 0 it buys, as the papers' clients do);
+``first_accept`` asks them in order; ``random`` asks one, drawn with the model's generator, and
+a rejection loses the job. The provider settles payment at completion by the quote's terms
+(:meth:`market.core.quotes.PriceQuote.payment`; the job's utility, by default).
 """
 
 from __future__ import annotations

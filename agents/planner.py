@@ -1,22 +1,14 @@
 """The planner: a service provider's queue and everything it plans with, free of Mesa.
 
-The service provider agent (:mod:`agents.service_provider`) says *when* to plan: a job is
-offered (quote), committed (admit), the scheduler runs (plan), jobs start (started). The planner
-says *what*: it keeps the admitted-but-waiting queue in the order its policies ask for and the
-shape each job was admitted on (Popovici & Wilkes SC'05 §3.4: a job keeps the shape admission
-chose), builds the planning context from the resource provider's pool, and calls the pure
-policies. Under uncertain capacity it plans within the acceptable risk (§3.5, see
-:mod:`agents.policies.risk`) and finds jobs worth starting early.
-
-Work it saves, keyed by its own key (the instant and the pool's ``version``, which the resource
-provider bumps on every lease and availability change), and only when ``reuse`` is on (the
-model's ``fast`` switch, see :mod:`market.sim.clock`):
-
-- one :class:`~agents.policies.base.PlanContext` per key;
-- the plan admission built with a job: when that job is committed and nothing changed before the
-  next scheduler run (same key, same queue), that plan is followed instead of planning again.
-  Plans are pure functions of (context, queue, pins), so the reused plan is the one planning
-  again would build.
+The service provider agent says *when* to plan (quote, commit, scheduler run, starts); the
+planner says *what*: it keeps the waiting queue in its policies' order and the shape each job was
+admitted on (Popovici & Wilkes SC'05 §3.4: a job keeps the shape admission chose), builds the
+planning context from the resource provider's pool and calls the pure policies; under uncertain
+capacity it plans within the acceptable risk (§3.5, :mod:`agents.policies.risk`) and starts jobs
+early where that pays. With ``reuse`` (the model's ``fast`` switch, :mod:`market.sim.clock`) it
+keeps one :class:`~agents.policies.base.PlanContext` per (instant, pool ``version``) and follows
+the plan admission built when nothing changed before the next scheduler run: plans are pure
+functions of (context, queue, pins), so it is the plan planning again would build.
 """
 
 from __future__ import annotations

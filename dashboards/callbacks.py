@@ -1,202 +1,126 @@
-"""The dashboard's callbacks: plain methods of :class:`Callbacks` (tests call them directly),
+"""The live page's callbacks: plain methods of :class:`Callbacks` (tests call them directly),
 wired to the page by :meth:`Callbacks.register`.
 
-How a tab stays up to date, incrementally:
-
-- the tab's session id lives in a ``dcc.Store`` with ``storage_type="session"`` (``sid``),
-  so it survives a reload and differs between tabs; a client-side callback makes one up the
-  first time;
-- a ``dcc.Interval`` ticks every :attr:`Session.interval` seconds; a client-side gate turns a
-  tick into a ``pulse`` only when the previous update has been answered (``ack``), so that a
-  slow update is never superseded and lost, and the browser never queues work;
-- :meth:`Callbacks.update` advances the tab's models by ``speed x interval`` of simulated time
-  (on a pulse only) and sends the points each line has beyond what the browser holds. The
-  browser says what it holds in ``cursor`` (a memory store: the session id, the generation of
-  the runs, the number of points per line, the version of the rest); new points go out as
-  ``extendData`` of the time-series graphs; a browser that holds nothing, or points of another
-  generation (after a reset or a reload), gets whole figures instead. Past
-  :data:`~dashboards.views.DISPLAY_LIMIT` points a line shows every 2nd, 4th, ... point (the
-  stride doubles as the series does, and the charts are redrawn whole then), so the browser's
-  work per update stays bounded however long the run. Which graphs show follows the run's
-  kind (:func:`~dashboards.views.shown_graphs`: money, QoS or both); a hidden graph holds
-  nothing and gets nothing, and one shown again gets its whole figure. The Gantt chart, the
-  monitors and the decisions table are small and are sent whole, when they change;
-- the run controls act on the session and bump ``nudge``, which runs :meth:`update` without
-  advancing time, so that a step or a reset shows at once.
+A tab's session id lives in the ``sid`` store (``storage_type="session"``: it survives a reload
+and differs between tabs). A ``dcc.Interval`` ticks every :attr:`Session.interval` seconds and a
+client-side gate turns a tick into a ``pulse`` only when the previous update has been answered
+(:data:`~dashboards.client_scripts.GATE_JS`); :meth:`Callbacks.update` then advances the tab's
+models by ``speed x interval`` within the session's budget and sends what the browser lacks
+(:mod:`dashboards.live_update`). Run controls bump ``nudge`` so a step or reset shows at once;
+choosing another scenario resets the tab to it at once. Every callback answers: an unexpected
+error is one line in the page (:func:`dashboards.safe_callbacks.guarded`), never an HTTP 500.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from dash import ALL, MATCH, Input, Output, State, ctx, dcc, no_update
 from dash.exceptions import PreventUpdate
 
-from dashboards import scenario_files
-from dashboards.paper_page import view_note
-from dashboards.registry import SESSION_ID, Registry
-from dashboards.scenario_files import load_scenario
+from dashboards import live_update
+from dashboards.client_scripts import GATE_JS
+from dashboards.live_page import view_note
+from dashboards.safe_callbacks import guarded, tab_session
+from dashboards.scenario_picker import check, options_of, picked
 from dashboards.session import Session
-from dashboards.setup import PARAMS_BY_NAME, Setup, SetupError, check_param
-from dashboards.views import (
-    GRAPHS,
-    HIDDEN,
-    QOS_GRAPHS,
-    decisions_view,
-    display_stride,
-    extend_payload,
-    gantt_figure,
-    monitors_view,
-    rows_kind,
-    setup_fields,
-    shown_graphs,
-    status_view,
-    timeseries_figure,
-)
+from dashboards.setup import Setup, SetupError
+from dashboards.setup_panel import check_field, check_policies, setup_fields, setup_from_fields
+from dashboards.tab_sessions import TabSessions
+from dashboards.views import GRAPHS
 from market.inputs.scenario import ScenarioError
 
 logger = logging.getLogger(__name__)
 
 CONTROLS = ("start", "pause", "step", "run-until", "reset")
-PARTS = ("figure", "extend", "style")  # the outputs of each time-series graph
-
-# Makes up the tab's session id the first time (or takes the one sessionStorage kept).
-SID_JS = """
-function(ts, data) {
-    if (data) { return window.dash_clientside.no_update; }
-    let old = null;
-    try { old = JSON.parse(window.sessionStorage.getItem("sid")); } catch (e) {}
-    if (typeof old === "string" && old.length >= 8) { return old; }
-    const bytes = new Uint8Array(16);
-    window.crypto.getRandomValues(bytes);
-    return Array.from(bytes, b => b.toString(16).padStart(2, "0")).join("");
-}
-"""
-
-# Turns an interval tick into a pulse unless the last pulse is still unanswered (for < 5 s).
-GATE_JS = """
-function(n, pulse, ack) {
-    const now = Date.now();
-    if (pulse && ack !== pulse.n && now - pulse.t < 5000) {
-        return window.dash_clientside.no_update;
-    }
-    return {n: n, t: now};
-}
-"""
+PARTS = live_update.PARTS
+OUTPUT_KEYS = (
+    *(f"{graph}-{part}" for graph in GRAPHS for part in PARTS),
+    *live_update.PANELS,
+    "cursor",
+    "ack",
+)
 
 
 class Callbacks:
-    """The callbacks of one app, over its registry of sessions and its scenario catalog."""
+    """The callbacks of the live page, over its sessions by tab and its scenario catalog;
+    ``overrides(path)`` are the operator's ``--set`` for the scenario at ``path``."""
 
-    def __init__(self, registry: Registry, catalog: list[tuple[str, str]]) -> None:
-        self.registry = registry
+    def __init__(
+        self,
+        sessions: TabSessions,
+        catalog: list[tuple[str, str]],
+        overrides: Callable[[str], dict[str, Any]] = lambda path: {},
+    ) -> None:
+        self.sessions = sessions
         self.catalog = catalog
+        self.overrides = overrides
+
+    @property
+    def registry(self) -> TabSessions:  # (the name tests and tools know)
+        return self.sessions
 
     @contextmanager
     def _session(self, sid: Any) -> Iterator[Session]:
         """The tab's session, locked; no update at all for a missing or malformed id."""
-        if not isinstance(sid, str) or not SESSION_ID.fullmatch(sid):
-            raise PreventUpdate
-        with self.registry.use(sid) as session:
+        with tab_session(self.sessions, sid) as session:
             yield session
 
     # -- scenario and set-up ----------------------------------------------------------------
     def _options(self, extra: str | None = None) -> list[dict[str, str]]:
-        options = [{"label": label, "value": path} for label, path in self.catalog]
-        if extra and all(o["value"] != extra for o in options):
-            options.append({"label": extra, "value": extra})
-        return options
+        return options_of(self.catalog, extra)
 
     def choose_scenario(
         self,
         trigger: Any,
         sid: str | None,
         n_clicks: int | None,
-        path: str | None,
+        path: Any,
         options,
-        upload: str | None = None,
-        filename: str | None = None,
+        upload: Any = None,
+        filename: Any = None,
     ) -> tuple[Any, Any, Any, Any]:
         """On page load, the tab's scenario and speed; on "Load", the file at ``path`` (a file
-        of the scenario folders only: :mod:`dashboards.scenario_files`); on an upload, the
-        uploaded file. Returns (dropdown options, dropdown value, message under the path,
-        speed)."""
+        of the scenario folders only); on an upload, the uploaded file (both checked by
+        :func:`dashboards.scenario_picker.picked`). Returns (dropdown options, dropdown value,
+        message under the path, speed); the new value resets the tab (:meth:`control`)."""
         if trigger in ("load-path", "scenario-upload"):
             try:
-                if trigger == "load-path":
-                    path = str(scenario_files.find(path or ""))
-                    label = path
-                else:
-                    path = scenario_files.add_upload(filename, upload)
-                    label = f"{path.rsplit('/', 1)[-1]} (uploaded)"
-                load_scenario(path)
+                value = picked(trigger == "load-path", path, upload, filename)
             except ScenarioError as exc:
                 return no_update, no_update, str(exc), no_update
-            merged = list(options or self._options())
-            if all(o.get("value") != path for o in merged):
-                merged.append({"label": label, "value": path})
-            return merged, path, "", no_update
+            merged = [o for o in options or self._options() if isinstance(o, dict)]
+            if all(o.get("value") != value for o in merged):
+                merged += options_of([], value)
+            return merged, value, "", no_update
         with self._session(sid) as session:
-            current, speed = session.setup.scenario, session.speed
+            current = session.setup.scenario if session.setup else None
+            speed = session.speed
         return self._options(current), current, "", speed
 
-    def render_setup(self, scenario_path: str | None, sid: str | None) -> tuple[Any, str]:
+    def render_setup(self, scenario_path: Any, sid: str | None) -> tuple[Any, str]:
         """The set-up fields of the chosen scenario: the tab's current values if it is the
         scenario running, else the file's. Returns (fields, message under the scenario)."""
-        if not scenario_path:
+        if not scenario_path or not isinstance(scenario_path, str):
             raise PreventUpdate
         try:
-            scenario = load_scenario(scenario_path)
+            scenario = check(scenario_path)
         except ScenarioError as exc:
             return [], str(exc)
         with self._session(sid) as session:
-            setup = session.setup if session.setup.scenario == scenario_path else None
-        return [*view_note(scenario_path, scenario), *setup_fields(scenario, setup)], ""
+            mine = session.setup is not None and session.setup.scenario == scenario_path
+            setup = session.setup if mine else None
+        return [*view_note(scenario), *setup_fields(scenario, setup)], ""
 
-    def check_field(self, value: Any, field_id: dict[str, str], scenario_path: str | None) -> str:
+    check_policies = staticmethod(check_policies)
+    setup_from_fields = staticmethod(setup_from_fields)
+
+    def check_field(self, value: Any, field_id: Any, scenario_path: Any) -> str:
         """The message under a parameter field: why its value is invalid, or nothing."""
-        name = field_id.get("name") if isinstance(field_id, dict) else None
-        if name not in PARAMS_BY_NAME or not scenario_path:
-            return ""
-        try:
-            scenario = load_scenario(scenario_path)
-        except ScenarioError as exc:
-            return str(exc)
-        return check_param(scenario, name, value) or ""
-
-    @staticmethod
-    def check_policies(ticked: list[str] | None) -> str:
-        return "" if ticked else "tick at least one policy"
-
-    @staticmethod
-    def setup_from_fields(
-        scenario_path: str | None,
-        setup_values: list[Any],
-        setup_ids: list[dict[str, str]],
-        param_values: list[Any],
-        param_ids: list[dict[str, str]],
-    ) -> Setup:
-        """The set-up the panel describes (not validated yet: see :meth:`Session.reset`)."""
-        if not scenario_path:
-            raise SetupError("scenario: choose a scenario", "scenario")
-        fields = {i["name"]: v for i, v in zip(setup_ids or [], setup_values or [], strict=False)}
-        if "policies" not in fields:
-            raise SetupError("the set-up panel is still loading", None)
-        params = tuple(
-            (i["name"], v)
-            for i, v in zip(param_ids or [], param_values or [], strict=False)
-            if PARAMS_BY_NAME.get(i["name"]) is not None and PARAMS_BY_NAME[i["name"]].path
-        )
-        return Setup(
-            scenario=scenario_path,
-            policies=tuple(fields.get("policies") or ()),
-            mode=fields.get("mode") or "parallel",
-            pool=fields.get("pool") or "own",
-            params=params,
-        )
+        return check_field(value, field_id, scenario_path)
 
     # -- run controls -----------------------------------------------------------------------
     def control(
@@ -205,42 +129,31 @@ class Callbacks:
         sid: str | None,
         speed: Any,
         until: Any,
-        scenario_path: str | None,
+        scenario_path: Any,
         setup_values: list[Any],
         setup_ids: list[dict[str, str]],
         param_values: list[Any],
         param_ids: list[dict[str, str]],
         nudge: int | None,
     ) -> tuple[int, str]:
-        """Start, pause, step, run until T, reset (to the panel's set-up) or change the speed.
-        Returns (the new nudge, a message for the controls bar)."""
+        """Start, pause, step, run until T, reset (to the panel's set-up), change the speed,
+        or reset to a newly chosen scenario (``trigger="scenario"``). Returns (the new nudge, a
+        message for the controls bar)."""
         if trigger is None:
             raise PreventUpdate
-        message = ""
         with self._session(sid) as session:
             try:
-                if trigger == "speed":
-                    session.set_speed(speed)
-                elif trigger == "start":
-                    if session.finished:
-                        message = "The run has finished: Reset to run it again."
-                    session.play()
-                elif trigger == "pause":
-                    session.pause()
-                elif trigger == "step":
-                    if not session.step():
-                        message = "Nothing more to step: the run has finished."
-                elif trigger == "run-until":
-                    session.run_until(until if until is not None else float("nan"))
-                elif trigger == "reset":
+                message = self._apply(session, trigger, speed, until, scenario_path)
+                if trigger == "reset":
                     setup = self.setup_from_fields(
-                        scenario_path, setup_values, setup_ids, param_values, param_ids
-                    )
+                        scenario_path, setup_values, setup_ids, param_values, param_ids,
+                        self.overrides(scenario_path) if isinstance(scenario_path, str) else {},
+                    )  # fmt: skip
                     session.reset(setup)
-                else:
-                    raise PreventUpdate
             except SetupError as exc:
                 message = f"Not reset: {exc}"
+            except ScenarioError as exc:
+                message = f"Not loaded: {exc}"
             except ValueError as exc:
                 message = str(exc)
             except PreventUpdate:
@@ -249,12 +162,37 @@ class Callbacks:
                 message = _stopped(session, exc)
         return (nudge or 0) + 1, message
 
+    def _apply(self, session: Session, trigger: Any, speed, until, scenario_path) -> str:
+        """Every control but the panel's reset; the message for the controls bar."""
+        if trigger == "speed":
+            session.set_speed(speed)
+        elif trigger == "start":
+            session.play()
+            if session.finished:
+                return "The run has finished: Reset to run it again."
+        elif trigger == "pause":
+            session.pause()
+        elif trigger == "step":
+            if not session.step():
+                return "Nothing more to step: the run has finished."
+        elif trigger == "run-until":
+            session.run_until(until if until is not None else float("nan"))
+        elif trigger == "scenario":
+            current = session.setup.scenario if session.setup else None
+            if not isinstance(scenario_path, str) or scenario_path == current:
+                raise PreventUpdate  # (the page load setting the list to the tab's own)
+            session.reset(Setup.default(scenario_path, self.overrides(scenario_path)))
+        elif trigger != "reset":
+            raise PreventUpdate
+        return ""
+
     # -- live views -------------------------------------------------------------------------
     def update(
         self, sid: str | None, cursor: dict[str, Any] | None, pulse: Any, advance: bool
     ) -> dict[str, Any]:
         """One update of a tab: advance its models if ``advance`` (an interval pulse), then what
-        the browser lacks. Returns a dict of outputs (``no_update`` where nothing changed)."""
+        the browser lacks (:func:`dashboards.live_update.update`). Returns a dict of outputs
+        (``no_update`` where nothing changed)."""
         ack = pulse.get("n") if isinstance(pulse, dict) else None
         with self._session(sid) as session:
             if advance:
@@ -262,63 +200,7 @@ class Callbacks:
                     session.update()
                 except Exception as exc:  # a model error stops the run, not the server
                     _stopped(session, exc)
-            lines = session.lines
-            stride = display_stride(lines)
-            full = (
-                not isinstance(cursor, dict)
-                or cursor.get("sid") != sid
-                or cursor.get("generation") != session.generation
-                or cursor.get("stride") != stride
-                or not isinstance(cursor.get("counts"), list)
-                or len(cursor["counts"]) != len(lines)
-                or any(
-                    not isinstance(c, int) or c > len(line)
-                    for c, line in zip(cursor["counts"], lines, strict=True)
-                )
-                or not isinstance(cursor.get("shown"), list)
-            )
-            out: dict[str, Any] = {"ack": ack}
-            changed = full or cursor.get("version") != session.version
-            rows = session.monitors() if changed else None
-            if rows is not None:
-                shown = shown_graphs(rows_kind(rows))
-            else:
-                shown = [graph for graph in cursor["shown"] if graph in GRAPHS]
-            if any(graph in shown for graph in QOS_GRAPHS):
-                session.record_qos()
-            new = None if full else session.points_since(cursor["counts"])
-            for graph in GRAPHS:
-                out.update(dict.fromkeys((f"{graph}-{p}" for p in PARTS), no_update))
-                was_shown = not full and graph in cursor["shown"]
-                if graph in shown and was_shown:  # new points only
-                    payload = extend_payload(graph, lines, new, stride)
-                    out[f"{graph}-extend"] = no_update if payload is None else payload
-                elif graph in shown:  # shown from now on: whole
-                    figure = timeseries_figure(graph, lines, session.generation, stride)
-                    out[f"{graph}-figure"], out[f"{graph}-style"] = figure, {}
-                elif full or was_shown:  # hidden from now on: empty, so cheap to keep
-                    figure = timeseries_figure(graph, [], session.generation)
-                    out[f"{graph}-figure"], out[f"{graph}-style"] = figure, HIDDEN
-            if changed:
-                labels = [line.label for line in lines]
-                out["gantt"] = gantt_figure(
-                    session.gantt(), labels, session.now, session.colours(), session.capacities()
-                )
-                out["monitors"] = monitors_view(rows)
-                out["decisions"] = decisions_view(session.decisions())
-                out["status"] = status_view(session.status())
-            else:
-                for key in ("gantt", "monitors", "decisions", "status"):
-                    out[key] = no_update
-            out["cursor"] = {
-                "sid": sid,
-                "generation": session.generation,
-                "counts": session.counts(),
-                "stride": stride,
-                "version": session.version,
-                "shown": shown,
-            }
-        return out
+            return live_update.update(session, sid, cursor, ack)
 
     # -- export -----------------------------------------------------------------------------
     def export_timeseries(self, n_clicks: int | None, sid: str | None) -> dict[str, Any]:
@@ -333,19 +215,16 @@ class Callbacks:
         if not n_clicks:
             raise PreventUpdate
         with self._session(sid) as session:
+            if not session.runs:
+                raise PreventUpdate
             frame = frame_of(session)
             name = _slug(session.runs[0].model.spec.name)
         return dcc.send_data_frame(frame.to_csv, f"{name}-{what}.csv", index=False)
 
     # -- wiring -----------------------------------------------------------------------------
     def register(self, app) -> None:
-        """Attach every callback to ``app`` (whose layout is :func:`dashboards.app.layout`)."""
-        app.clientside_callback(
-            SID_JS,
-            Output("sid", "data"),
-            Input("sid", "modified_timestamp"),
-            State("sid", "data"),
-        )
+        """Attach every callback to ``app`` (whose live page is
+        :func:`dashboards.live_page.layout`)."""
         app.clientside_callback(
             GATE_JS,
             Output("pulse", "data"),
@@ -366,6 +245,7 @@ class Callbacks:
             State("scenario", "options"),
             State("scenario-upload", "filename"),
         )
+        @guarded(4, 2)
         def _choose_scenario(sid, n_clicks, upload, path, options, filename):
             trigger = ctx.triggered_id
             return self.choose_scenario(trigger, sid, n_clicks, path, options, upload, filename)
@@ -376,6 +256,7 @@ class Callbacks:
             Input("scenario", "value"),
             State("sid", "data"),
         )
+        @guarded(2, 1)
         def _render_setup(scenario_path, sid):
             return self.render_setup(scenario_path, sid)
 
@@ -386,6 +267,7 @@ class Callbacks:
             State("scenario", "value"),
             prevent_initial_call=True,
         )
+        @guarded(1, 0)
         def _check_field(value, field_id, scenario_path):
             return self.check_field(value, field_id, scenario_path)
 
@@ -394,6 +276,7 @@ class Callbacks:
             Input({"type": "setup", "name": "policies"}, "value"),
             prevent_initial_call=True,
         )
+        @guarded(1, 0)
         def _check_policies(ticked):
             return self.check_policies(ticked)
 
@@ -402,9 +285,9 @@ class Callbacks:
             Output("control-msg", "children"),
             *[Input(name, "n_clicks") for name in CONTROLS],
             Input("speed", "value"),
+            Input("scenario", "value"),
             State("sid", "data"),
             State("until", "value"),
-            State("scenario", "value"),
             State({"type": "setup", "name": ALL}, "value"),
             State({"type": "setup", "name": ALL}, "id"),
             State({"type": "param", "name": ALL}, "value"),
@@ -412,9 +295,10 @@ class Callbacks:
             State("nudge", "data"),
             prevent_initial_call=True,
         )
+        @guarded(2, 1)
         def _control(*args):
             n = len(CONTROLS)
-            speed, sid, until, scenario_path, s_values, s_ids, p_values, p_ids, nudge = args[n:]
+            speed, scenario_path, sid, until, s_values, s_ids, p_values, p_ids, nudge = args[n:]
             return self.control(
                 ctx.triggered_id,
                 sid,
@@ -451,11 +335,10 @@ class Callbacks:
             Input("sid", "data"),
             State("cursor", "data"),
         )
+        @guarded(len(OUTPUT_KEYS), OUTPUT_KEYS.index("status"))
         def _update(pulse, nudge, sid, cursor):
             out = self.update(sid, cursor, pulse, advance=ctx.triggered_id == "pulse")
-            keys = [f"{graph}-{part}" for graph in GRAPHS for part in PARTS]
-            keys += ["gantt", "monitors", "decisions", "status", "cursor", "ack"]
-            return tuple(out[key] for key in keys)
+            return tuple(out[key] for key in OUTPUT_KEYS)
 
         @app.callback(
             Output("download-timeseries", "data"),
@@ -463,6 +346,7 @@ class Callbacks:
             State("sid", "data"),
             prevent_initial_call=True,
         )
+        @guarded(1, None)
         def _export_timeseries(n_clicks, sid):
             return self.export_timeseries(n_clicks, sid)
 
@@ -472,6 +356,7 @@ class Callbacks:
             State("sid", "data"),
             prevent_initial_call=True,
         )
+        @guarded(1, None)
         def _export_jobs(n_clicks, sid):
             return self.export_jobs(n_clicks, sid)
 

@@ -1,45 +1,23 @@
-"""A live view of a deadline-cluster scenario: ``python -m dashboards.libra
-[SCENARIO] [--set KEY=VALUE ...] [--host 127.0.0.1] [--port 8053] [--speed 24]``, by default
-``scenarios/libra/sdsc.yaml`` (the last 3,000 SDSC-SP2 jobs). Every variant (Libra, LibraRisk,
-EDF, ...) runs in parallel on the scenario's seed, so on one job stream.
+"""The Libra page (``/libra``): every variant of a deadline-cluster scenario (Libra, LibraRisk,
+EDF, ...; default ``scenarios/libra/sdsc.yaml``, the last 3,000 SDSC-SP2 jobs) in parallel on its
+seed, so on one job stream (Yeo & Buyya, ICPP'06 §4-5).
 
-Yeo & Buyya, ICPP'06 §4-5:
-
-- **% of jobs with their deadline fulfilled** over time per variant: of the jobs submitted by
-  time t, those completed by t and by their deadline; and the **mean slowdown** of the jobs
-  fulfilled by t (response time over the runtime on the processors they ran on). The summary's
-  ``deadlines_fulfilled_pct`` and ``mean_slowdown_fulfilled`` (:mod:`market.results.fulfilment`) are
-  the same definitions at the end of the run, so the last points are the summary's values;
-  evaluated at every sample time from the jobs' outcomes
-  (:func:`market.results.job_outcomes.job_outcomes`,
-  :func:`market.results.outcome_curves.fulfilment`);
-- **one node's shares** (§3.1, Eq. 1-2; :mod:`market.core.timeshare`): for the node chosen on the
-  page, a stacked area per time-shared variant of the shares of the jobs on it over time (a
-  colour per job, hover for its id); the dotted line at 1 is the node's processor: Libra keeps
-  the total at or below it, LibraRisk may go past it (its jobs then slow down in proportion).
-
-Shares are seen at the session's samples, every ``sample_interval`` = 0.25 h by default (our
-choice: a quarter of SDSC-SP2's jobs run under 0.65 h; the scenarios sample every 24 h);
-``--set sample_interval=...`` changes it. A job shorter than a sample may not show.
+It draws the % of jobs with their deadline fulfilled and the mean slowdown of those jobs over
+time (the summary's ``deadlines_fulfilled_pct`` and ``mean_slowdown_fulfilled`` at every sample,
+:mod:`market.results.fulfilment`), and for a chosen node the stacked shares of its jobs (§3.1,
+Eq. 1-2; :mod:`market.core.timeshare`) against the node's processor at 1: Libra keeps the total
+at or below it, LibraRisk may go past it. Shares are seen every 0.25 h (our choice: a quarter of
+SDSC-SP2's jobs run under 0.65 h); a shorter job may not show.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
-from dashboards.paper_page import (
-    SCENARIOS,
-    colour_of_job,
-    empty_note,
-    figure,
-    new_session,
-    page_app,
-    sample_times,
-    series,
-    serve_view,
-)
+from dashboards.figures import colour_of, empty_note, figure, sample_times, series
+from dashboards.page import SCENARIOS, Page
 from dashboards.paper_session import ViewSession
+from dashboards.view_page import ViewPage, layout, register
 from market.results.job_outcomes import job_outcomes
 from market.results.outcome_curves import fulfilment
 
@@ -126,7 +104,7 @@ def node_figure(session: ViewSession, node: int) -> dict[str, Any]:
                     column,
                     legend=False,
                     shape="hv",
-                    colour=colour_of_job(job),
+                    line_colour=colour_of(job),
                     width=0.5,
                     stackgroup=f"node{column}",
                     hovertemplate=f"job {job}: %{{y:.3f}}<extra></extra>",
@@ -153,17 +131,23 @@ def node_figure(session: ViewSession, node: int) -> dict[str, Any]:
 
 def draw(session: ViewSession, node: Any) -> tuple[Any, ...]:
     """The message under the node chooser and the two figures (node 0 if the choice is bad)."""
-    with session.lock:
-        message = check_node(node, session)
-        chosen = 0 if message else int(node)
-        return message or "", fulfilled_figure(session), node_figure(session, chosen)
+    if not session.lines:
+        return "", empty_note(figure(""), "nothing to show"), empty_note(figure(""), "")
+    message = check_node(node, session)
+    chosen = 0 if message else int(node)
+    return message or "", fulfilled_figure(session), node_figure(session, chosen)
 
 
-def create_app(scenario=DEFAULT, overrides: dict[str, Any] | None = None, speed: float = 24.0):
-    """The page over every variant of ``scenario`` with ``overrides`` (default: 0.25 h samples)."""
+def suits(scenario) -> str | None:
+    """Why this page cannot show ``scenario`` (None: it can)."""
+    if any(sp.cluster is not None for sp in scenario.service_providers):
+        return None
+    return "not a deadline-cluster scenario (no cluster: libra, libra_risk or edf)"
+
+
+def _body() -> list:
     from dash import dcc, html
 
-    session = new_session(scenario, {**DEFAULTS, **(overrides or {})}, shares=True, speed=speed)
     chooser = html.Div(
         [
             html.Label("Node", className="inline-label"),
@@ -181,15 +165,30 @@ def create_app(scenario=DEFAULT, overrides: dict[str, Any] | None = None, speed:
         ],
         className="row",
     )
-    body = [dcc.Graph(id=GRAPHS[0]), chooser, dcc.Graph(id=GRAPHS[1])]
-    outputs = [("libra-node-msg", "children"), *((g, "figure") for g in GRAPHS)]
-    title = "Libra / LibraRisk / EDF"
-    return page_app("libra", title, session, body, outputs, draw, ("libra-node-choice",))
+    return [dcc.Graph(id=GRAPHS[0]), chooser, dcc.Graph(id=GRAPHS[1])]
 
 
-def main(argv: list[str] | None = None) -> int:
-    return serve_view(argv, "python -m dashboards.libra", __doc__, DEFAULT, 8053, create_app)
+def _session(sid, setup):
+    return ViewSession(sid, setup, shares=True)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+PAGE = Page(
+    key="libra",
+    path="/libra",
+    name="Libra",
+    default=DEFAULT,
+    layout=lambda state: layout(VIEW, state),
+    register=lambda app, state: register(VIEW, app, state),
+    defaults=DEFAULTS,
+    suits=suits,
+    speed=24.0,
+    factory=_session,
+)
+VIEW = ViewPage(
+    page=PAGE,
+    title="Libra / LibraRisk / EDF: deadlines fulfilled, slowdown, a node's shares",
+    body=_body,
+    outputs=(("libra-node-msg", "children"), *((g, "figure") for g in GRAPHS)),
+    draw=draw,
+    redraw=("libra-node-choice",),
+)

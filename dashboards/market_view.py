@@ -1,32 +1,28 @@
-"""A live view of a competing market: ``python -m dashboards.market_view
-[SCENARIO] [--host 127.0.0.1] [--port 8052] [--hours 1]`` (default:
-``scenarios/market/competition.yaml``, first variant).
+"""The competing-market page (``/market``): a market of several service providers (default
+``scenarios/market/competition.yaml``, as written) drawn live per provider: its market share (of
+the jobs placed so far), the mean price of the quotes it won, its profit and its markup; and the
+clients' total surplus with each resource provider's rent revenue.
 
-Every second the run advances ``hours`` simulated hours and the page draws, per service
-provider over time, its market share (of jobs placed so far), the mean price of the quotes it
-won and its profit; and the clients' total surplus with each resource provider's rent revenue.
 A provider's markup can be changed while the run goes on (:meth:`GridMarket.set_markup`), and
-the shares move from then on.
-
-The page reads the run only through the model's public snapshot (:mod:`market.sim.snapshot`); the
-recorder and the figure builders are plain functions, tested without a browser
-(``tests/dashboards/test_market_view.py``).
+the shares move from then on. Everything is read from the model's public snapshot
+(:mod:`market.sim.snapshot`) at the session's samples: the providers' metrics per line
+(:class:`~dashboards.paper_session.ViewSession`'s ``extra``), the market's per run
+(:class:`MarketSession`).
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import math
+from array import array
+from typing import Any
 
-import plotly.graph_objects as go
+from dashboards.figures import colour_of, empty_note, figure, sample_times, series
+from dashboards.page import SCENARIOS, Page
+from dashboards.paper_session import ViewSession
+from dashboards.setup import Setup
+from dashboards.view_page import ViewPage, layout, register
 
-from dashboards.page_cli import page_parser, serve_page
-from market.inputs.scenario import load
-from market.sim.model import GridMarket
-from market.sim.snapshot import MarketSnapshot
-
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT = ROOT / "scenarios" / "market" / "competition.yaml"
+DEFAULT = SCENARIOS / "market" / "competition.yaml"
 
 #: What the provider charts show: (snapshot metric, chart title, axis title).
 PROVIDER_CHARTS = (
@@ -35,122 +31,173 @@ PROVIDER_CHARTS = (
     ("profit", "Profit", "florins"),
     ("markup", "Markup", "markup"),
 )
+EXTRA = ("market_share_pct", "mean_price", "markup")
+GRAPHS = tuple(f"market-{metric}-graph" for metric, _, _ in PROVIDER_CHARTS)
 
 
-class MarketRecorder:
-    """Snapshots of a market over time, as rows of plain numbers."""
+class MarketSession(ViewSession):
+    """A view session that also records, per run and sample, the market's totals: the clients'
+    surplus and each resource provider's rent revenue (``rent:<name>``)."""
 
-    def __init__(self) -> None:
-        self.providers: list[tuple[float, str, dict[str, float]]] = []
-        self.market: list[tuple[float, dict[str, float]]] = []
+    def __init__(self, sid: str, setup: Setup | None) -> None:
+        self.market: dict[int, dict[str, array]] = {}
+        super().__init__(sid, setup, extra=EXTRA)
 
-    def record(self, snap: MarketSnapshot) -> None:
-        for view in snap.providers:
-            self.providers.append((snap.time, view.name, dict(view.metrics)))
-        self.market.append((snap.time, dict(snap.market or {})))
-
-    def provider_figure(self, metric: str, title: str, axis: str) -> go.Figure:
-        """``metric`` of every service provider over time."""
-        fig = go.Figure(layout={"template": "plotly_white", "height": 280, "title": title})
-        for name in dict.fromkeys(row[1] for row in self.providers):
-            rows = [r for r in self.providers if r[1] == name]
-            fig.add_scatter(x=[r[0] for r in rows], y=[r[2].get(metric) for r in rows], name=name)
-        fig.update_layout(xaxis_title="time (h)", yaxis_title=axis)
-        return fig
-
-    def market_figure(self) -> go.Figure:
-        """The clients' surplus and each resource provider's rent revenue over time."""
-        title = "Client surplus and resource providers' revenue"
-        fig = go.Figure(layout={"template": "plotly_white", "height": 280, "title": title})
-        t = [row[0] for row in self.market]
-        keys = dict.fromkeys(k for _, row in self.market for k in row)
-        for key in [k for k in keys if k == "surplus" or k.startswith("rent:")]:
-            label = "client surplus" if key == "surplus" else key.removeprefix("rent:") + " revenue"
-            fig.add_scatter(x=t, y=[row.get(key) for _, row in self.market], name=label)
-        fig.update_layout(xaxis_title="time (h)", yaxis_title="florins")
-        return fig
-
-
-def markup_options(model: GridMarket) -> list[dict[str, str]]:
-    """The providers whose markup can be set (those pricing other than by utility)."""
-    snap = model.snapshot(jobs=False)
-    return [
-        {"label": v.name, "value": v.name}
-        for v in snap.providers
-        if v.metrics.get("markup") == v.metrics.get("markup")
-    ]  # fmt: skip  (not NaN)
-
-
-def create_app(scenario_path: str | Path = DEFAULT, hours: float = 1.0):
-    """The app: one run of the scenario's first variant, advancing ``hours`` per tick."""
-    from dash import Dash, Input, Output, State, dcc, html
-
-    scenario = load(scenario_path).expand()[0][1]
-    model = GridMarket(scenario)
-    recorder = MarketRecorder()
-    recorder.record(model.snapshot(jobs=False))
-    options = markup_options(model)
-    app = Dash(__name__, title="gridmarket market")
-    app.layout = html.Div(
-        [
-            html.H2(f"Market: {scenario.name}"),
-            html.Div(id="market-clock"),
-            html.Div(
-                [
-                    dcc.Dropdown(
-                        id="market-provider",
-                        options=options,
-                        value=options[0]["value"] if options else None,
-                        style={"width": "12em", "display": "inline-block"},
-                    ),
-                    dcc.Input(id="market-markup", type="number", min=0, step=0.05, value=0.3),
-                    html.Button("Set markup", id="market-set"),
-                    html.Span(id="market-message"),
-                ]
-            ),
-            *[dcc.Graph(id=f"market-{metric}") for metric, _, _ in PROVIDER_CHARTS],
-            dcc.Graph(id="market-welfare"),
-            dcc.Interval(id="market-tick", interval=1000),
-        ]
-    )
-
-    @app.callback(
-        Output("market-message", "children"),
-        Input("market-set", "n_clicks"),
-        State("market-provider", "value"),
-        State("market-markup", "value"),
-        prevent_initial_call=True,
-    )
-    def set_markup(_, provider, markup):
+    def reset(self, setup: Setup) -> None:
+        old, self.market = self.market, {}
         try:
-            model.set_markup(provider, float(markup))
-        except (TypeError, ValueError) as exc:
-            return f" {exc}"
-        return f" {provider}: markup {float(markup):g} from t = {model.time:,.1f} h"
+            super().reset(setup)
+        except Exception:
+            self.market = old
+            raise
 
-    @app.callback(
-        Output("market-clock", "children"),
-        *[Output(f"market-{metric}", "figure") for metric, _, _ in PROVIDER_CHARTS],
-        Output("market-welfare", "figure"),
-        Input("market-tick", "n_intervals"),
-    )
-    def tick(_):
-        if model.running:
-            model.run_until(model.time + hours)
-            recorder.record(model.snapshot(jobs=False))
-        state = "running" if model.running else "finished"
-        figures = [recorder.provider_figure(*chart) for chart in PROVIDER_CHARTS]
-        return f"t = {model.time:,.1f} h ({state})", *figures, recorder.market_figure()
+    def on_sample(self, runs: list[int]) -> None:
+        super().on_sample(runs)
+        for i in runs:
+            snap = self.runs[i].model.snapshot(jobs=False)
+            record = self.market.setdefault(i, {"t": array("d")})
+            record["t"].append(float(snap.time))
+            for key, value in (snap.market or {}).items():
+                if key == "surplus" or key.startswith("rent:"):
+                    values = record.setdefault(key, array("d", [math.nan] * (len(record["t"]) - 1)))
+                    values.append(float(value))
 
-    app.gridmarket_model = model  # for tests and tools
-    return app
+    def on_thin(self) -> None:
+        super().on_thin()
+        for record in self.market.values():
+            for key in record:
+                record[key] = record[key][::2]
+
+    def providers(self) -> list[str]:
+        """The providers whose markup can be set (those pricing other than by utility)."""
+        return list(
+            dict.fromkeys(
+                line.provider
+                for line in self.lines
+                if line.values.get("markup") and math.isfinite(line.values["markup"][-1])
+            )
+        )
+
+    def set_markup(self, provider: Any, markup: Any) -> str:
+        """Set ``provider``'s markup in every run that has it; a one-line message."""
+        if provider not in self.providers():
+            return "Choose a provider that prices by a markup."
+        try:
+            value = float(markup)
+        except (TypeError, ValueError):
+            return "markup: enter a number"
+        if not math.isfinite(value) or value < 0:
+            return "markup: must be a number >= 0"
+        for run in self.runs:
+            if provider in run.model.service_providers:
+                run.model.set_markup(provider, value)
+        self.version += 1
+        return f"{provider}: markup {value:g} from t = {self.now:,.1f} h"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = page_parser("python -m dashboards.market_view", __doc__, DEFAULT, 8052)
-    parser.add_argument("--hours", type=float, default=1.0, help="simulated hours per tick")
-    return serve_page(parser, argv, lambda args: create_app(args.scenario, args.hours), ("hours",))
+def provider_figure(session: MarketSession, metric: str, title: str, axis: str) -> dict[str, Any]:
+    """``metric`` of every service provider over time."""
+    fig = figure(title, height=280)
+    times, stride = sample_times(session.lines)
+    for k, (line, t) in enumerate(zip(session.lines, times, strict=True)):
+        values = line.values.get(metric)
+        if values is not None:
+            fig["data"].append(series(line.label, t, values[::stride], line_colour=colour_of(k)))
+    fig["layout"]["yaxis"]["title"] = {"text": axis}
+    return fig
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def welfare_figure(session: MarketSession) -> dict[str, Any]:
+    """The clients' surplus and each resource provider's rent revenue over time."""
+    fig = figure("Client surplus and resource providers' revenue", height=280)
+    for i, record in sorted(session.market.items()):
+        run = session.runs[i].label
+        for k, key in enumerate(key for key in record if key != "t"):
+            name = "client surplus" if key == "surplus" else f"{key.removeprefix('rent:')} revenue"
+            name = name if len(session.runs) == 1 else f"{run} · {name}"
+            colour = colour_of(len(session.lines) + k)  # (not a provider's)
+            fig["data"].append(series(name, record["t"], record[key], line_colour=colour))
+    fig["layout"]["yaxis"]["title"] = {"text": "florins"}
+    return fig
+
+
+def draw(session: MarketSession) -> tuple[Any, ...]:
+    """The provider chooser's options and the five figures."""
+    if not session.lines:
+        return [], *(empty_note(figure(""), "nothing to show") for _ in range(5))
+    options = [{"label": name, "value": name} for name in session.providers()]
+    charts = [provider_figure(session, *chart) for chart in PROVIDER_CHARTS]
+    return (options, *charts, welfare_figure(session))
+
+
+def suits(scenario) -> str | None:
+    """Why this page cannot show ``scenario`` (None: it can)."""
+    sps = scenario.service_providers
+    if len(sps) > 1 or any(sp.pricing is not None and sp.pricing.name != "utility" for sp in sps):
+        return None
+    return "not a market of several or pricing service providers: open it on the live page"
+
+
+def act(session: MarketSession, trigger: str, provider: Any, markup: Any) -> str:
+    return session.set_markup(provider, markup)
+
+
+def _tools() -> list:
+    from dash import dcc, html
+
+    return [
+        html.Span(
+            [
+                dcc.Dropdown(
+                    id="market-provider",
+                    options=[],
+                    placeholder="provider",
+                    className="speed",
+                    style={"width": "9em"},
+                ),
+                dcc.Input(
+                    id="market-markup",
+                    type="number",
+                    min=0,
+                    step=0.05,
+                    value=0.3,
+                    className="until",
+                ),
+                html.Button("Set markup", id="market-set", n_clicks=0, className="btn"),
+            ],
+            className="group",
+        )
+    ]
+
+
+def _body() -> list:
+    from dash import dcc
+
+    return [*(dcc.Graph(id=g) for g in GRAPHS), dcc.Graph(id="market-welfare-graph")]
+
+
+PAGE = Page(
+    key="market",
+    path="/market",
+    name="Competing market",
+    default=DEFAULT,
+    layout=lambda state: layout(VIEW, state),
+    register=lambda app, state: register(VIEW, app, state),
+    suits=suits,
+    factory=MarketSession,
+)
+VIEW = ViewPage(
+    page=PAGE,
+    title="Competing market: shares, prices, profits, markups and welfare",
+    body=_body,
+    outputs=(
+        ("market-provider", "options"),
+        *((g, "figure") for g in GRAPHS),
+        ("market-welfare-graph", "figure"),
+    ),
+    draw=draw,
+    actions=("market-set",),
+    action_states=(("market-provider", "value"), ("market-markup", "value")),
+    act=act,
+    tools=_tools,
+)

@@ -1,24 +1,17 @@
-"""The session of the paper views (:mod:`dashboards.vqops`, :mod:`dashboards.libra`): a
+"""The session of the VQoPS, Libra and market pages (:mod:`dashboards.vqops`, ...): a
 :class:`~dashboards.session.Session` that records, at each of its own samples, what those views
 draw beyond :data:`~dashboards.session.METRICS`. Pure Python (no Dash).
 
-- ``extra`` metrics of the model's snapshot per line (e.g. DVQoPS's ``oc_factor`` and
-  ``rollback_window``, in the snapshot's metrics: :mod:`market.results.value_metrics`), appended to
-  each
-  line's ``values`` next to the session's own, so they go to the CSV export too;
-- with ``shares``, the jobs and shares on every node of each time-shared cluster (Yeo & Buyya
-  ICPP'06 §3.1: :func:`market.sim.snapshot.cluster_shares`), kept per node only when they change:
-  :attr:`ViewSession.node_history`.
-
-The run loop, the sampling times and the controls are the session's: this class only adds what
-is recorded at each sample, through the session's public hook :meth:`Session.on_sample`. Share
-changes happen at admissions and completions; a view sees them at the next sample, so the views
-sample more finely than the scenarios' 24 h by default.
+``extra`` snapshot metrics per line (e.g. DVQoPS's ``oc_factor`` and ``rollback_window``) are
+appended to each line's ``values``, so they go to the CSV export too; with ``shares``, the jobs
+and shares on every node of each time-shared cluster (Yeo & Buyya §3.1,
+:func:`market.sim.snapshot.cluster_shares`) are kept per node when they change
+(:attr:`ViewSession.node_history`). The run loop and controls are the session's: this class
+only adds what is recorded at each sample, through :meth:`Session.on_sample`.
 """
 
 from __future__ import annotations
 
-import time
 from array import array
 
 from dashboards.session import Session
@@ -36,13 +29,12 @@ class ViewSession(Session):
     budget = 0.6  # wall-clock seconds of simulation per update (the session's share of it)
 
     def __init__(
-        self, sid: str, setup: Setup, extra: tuple[str, ...] = (), shares: bool = False
+        self, sid: str, setup: Setup | None, extra: tuple[str, ...] = (), shares: bool = False
     ) -> None:
         self.extra = tuple(extra)
         self.shares = shares
         #: line index -> per node, ``[(time, {job id: share}), ...]`` at each change
         self.node_history: dict[int, list[list[tuple[float, NodeState]]]] = {}
-        self.last_update = 0.0  # perf_counter() of the last update (see :meth:`tick`)
         super().__init__(sid, setup)
 
     def reset(self, setup: Setup) -> None:
@@ -53,15 +45,6 @@ class ViewSession(Session):
         except Exception:
             self.node_history = old
             raise
-
-    def tick(self) -> bool:
-        """One page update, at most one per :attr:`interval` of wall-clock time (several
-        browser tabs watch one run without speeding it up): :meth:`Session.update`."""
-        now = time.perf_counter()
-        if now - self.last_update < 0.8 * self.interval:
-            return False
-        self.last_update = now
-        return self.update()
 
     def on_sample(self, runs: list[int]) -> None:
         """Record the ``extra`` metrics and the node shares of the runs just sampled."""

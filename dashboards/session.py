@@ -1,24 +1,14 @@
 """Per-tab state of the dashboard: the models a browser tab runs and their recorded time series.
 Pure Python: no Dash, so tests drive it directly.
 
-A tab's :class:`~dashboards.setup.Setup` builds its runs. Every service provider of every run is
-a **line** of the charts. The session advances all runs together, by the same simulated time,
-with :meth:`GridMarket.advance_to <market.sim.model.GridMarket.advance_to>` (which samples and
-detects a market that cannot progress), and records a point per line from the model's
-:meth:`~market.sim.model.GridMarket.snapshot` each time it samples (every ``sample_interval`` hours
-of the scenario, at the end of each advance, and after each single step). Points are only ever
-appended, so a browser that has the first ``n`` points of a line needs only the rest
-(:meth:`Session.points_since`). A subclass records more at each sample through the public hook
-:meth:`Session.on_sample`.
-
-The QoS curves (:data:`QOS`: unadmitted %, deadlines missed, % fulfilled, slowdowns) are the run
-summary's definitions at each sample time, from the jobs' outcomes
-(:mod:`market.results.outcome_curves`), so their last point is the summary's value. They are filled
-on
-demand (:meth:`Session.record_qos`: when a QoS chart is shown, and for the export), not per
-sample: one pass over each run's jobs, then numpy over the sample times not filled yet. Until
-then a line's QoS arrays are shorter than its times; a market without deadlines never pays for
-them on the update tick.
+A tab's :class:`~dashboards.setup.Setup` builds its runs; every service provider of every run is
+a line of the charts. The session advances all runs together with
+:meth:`GridMarket.advance_to <market.sim.model.GridMarket.advance_to>` and records a point per
+line from the model's snapshot at each sample. Points are only appended, so a browser holding a
+line's first ``n`` points needs only the rest (:meth:`Session.points_since`). The QoS curves
+(:data:`QOS`) are the summary's definitions at each sample time
+(:mod:`market.results.outcome_curves`), filled on demand (:meth:`Session.record_qos`), so a
+market without deadlines never pays for them.
 """
 
 from __future__ import annotations
@@ -27,21 +17,20 @@ import math
 import threading
 import time
 from array import array
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from dashboards.scenario_files import load_scenario
-from dashboards.setup import Setup, build_runs, policy_options
+from dashboards.run_limits import MAX_POINTS
+from dashboards.served_scenarios import load_scenario
+from dashboards.session_tables import METRICS, SessionTables
+from dashboards.setup import AS_WRITTEN, Run, Setup, build_runs, policy_options
 from market.experiments.style import policy_styles
 from market.inputs.limits import expected_horizon
 from market.results.job_outcomes import job_outcomes
 from market.results.outcome_curves import QOS_CURVES, qos_curves
-from market.results.provider_metrics import provider_summary
-from market.results.result import RunResult
 from market.sim.model import MarketStalled
 
 _GENERATIONS = count(1)  # unique across sessions: a browser never mixes two
@@ -51,17 +40,6 @@ _GENERATIONS = count(1)  # unique across sessions: a browser never mixes two
 RATE_WARMUP = 0.05
 RATE_SAMPLES = 10
 
-#: The time-series metrics recorded for every line, as the model's DataCollector names them.
-METRICS = (
-    "profit_rate",
-    "profit",
-    "revenue",
-    "rent",
-    "utilization",
-    "queue_length",
-    "accepted_pct",
-    "running",
-)
 #: The QoS curves recorded for every line, named as the summary's columns.
 QOS = QOS_CURVES
 
@@ -85,12 +63,8 @@ class Line:
 
 
 def as_list(points: array) -> list[float | None]:
-    """Points as a JSON-ready list: NaN becomes None (a gap in a chart)."""
-    return [None if v != v else v for v in points.tolist()]
-
-
-def _or_none(value: float) -> float | None:
-    return None if math.isnan(value) else value
+    """Points as a JSON-ready list: NaN and infinities become None (a gap in a chart)."""
+    return [v if math.isfinite(v) else None for v in points.tolist()]
 
 
 def rate_warmup(scenario, sample_interval: float) -> float:
@@ -108,10 +82,10 @@ def rate_warmup(scenario, sample_interval: float) -> float:
     return RATE_WARMUP * horizon
 
 
-class Session:
+class Session(SessionTables):
     """The models of one browser tab and everything recorded from them.
 
-    Not thread-safe by itself: the caller holds :attr:`lock` (see :meth:`Registry.use`).
+    Not thread-safe by itself: the caller holds :attr:`lock` (see :meth:`TabSessions.use`).
     ``generation`` changes whenever the runs are rebuilt, so that a browser holding points of
     an earlier generation knows to redraw from scratch; ``version`` changes whenever anything
     shown changes.
@@ -120,7 +94,7 @@ class Session:
     interval = 0.5  # wall-clock seconds between browser updates (the dcc.Interval)
     budget = 0.3  # at most this many wall-clock seconds of simulation per update
 
-    def __init__(self, sid: str, setup: Setup) -> None:
+    def __init__(self, sid: str, setup: Setup | None) -> None:
         self.sid = sid
         self.lock = threading.RLock()
         self.generation = 0
@@ -131,7 +105,13 @@ class Session:
         self.until: float | None = None
         self.behind = False  # the last update could not simulate as far as asked
         self.message = ""
-        self.reset(setup)
+        self.setup: Setup | None = None  # None: idle, nothing to run (the message says why)
+        self.runs: list[Run] = []
+        self.lines: list[Line] = []
+        self.sample_interval = 1.0
+        self.now = self.rate_from = 0.0
+        if setup is not None:
+            self.reset(setup)
 
     # -- building ---------------------------------------------------------------------------
     def reset(self, setup: Setup) -> None:
@@ -149,8 +129,8 @@ class Session:
         for i, run in enumerate(runs):
             sps = run.model.service_providers
             for name in sps:
-                if setup.mode == "market":
-                    label = name  # the providers are named by their policies
+                if setup.mode == "market" or (run.label == AS_WRITTEN and len(sps) > 1):
+                    label = name  # the providers are named by their policies, or as written
                 else:
                     label = run.label if len(sps) == 1 else f"{run.label} · {name}"
                 self.lines.append(Line(label, i, name))
@@ -213,7 +193,7 @@ class Session:
                 if (t := run.model.next_event_time()) is not None:
                     due.append(t)
                 else:  # nothing is due: it cannot progress (the model says why)
-                    self._advance_runs(run.model.time, [run])
+                    self._sample([self.runs.index(run)], run.model.time)
         if not due:
             return False
         at = max(min(due), self.now)
@@ -226,7 +206,7 @@ class Session:
     # -- running ----------------------------------------------------------------------------
     def update(self) -> bool:
         """One browser update: if playing, simulate ``speed x interval`` hours (or towards
-        ``until`` as far as the budget allows). Returns whether anything changed."""
+        ``until``), for at most :attr:`budget` seconds. Returns whether anything changed."""
         if not self.playing:
             return False
         if self.finished:
@@ -249,18 +229,21 @@ class Session:
 
     def advance_to(self, target: float, deadline: float = math.inf) -> bool:
         """Advance every active run to ``target``, sampling at each multiple of the sample
-        interval on the way; stop early (at a sample) once ``perf_counter()`` passes
-        ``deadline``. Returns whether ``target`` was reached."""
+        interval on the way; stop, between two events, once ``perf_counter()`` passes
+        ``deadline`` (the next call goes on from there). Returns whether ``target`` was
+        reached."""
         try:
             return self._advance_to(target, deadline)
         finally:
             self.version += 1
 
     def _advance_to(self, target: float, deadline: float) -> bool:
-        step = self.sample_interval
         while self.now < target - 1e-12:
+            step = self.sample_interval
             nxt = min(target, (math.floor(self.now / step + 1e-9) + 1) * step)
-            advanced = self._advance_runs(nxt)
+            advanced = self._advance_runs(nxt, deadline=deadline)
+            if advanced is None:  # out of time between two events: resumed next time
+                return False
             if not advanced:
                 break
             self.now = nxt
@@ -271,18 +254,32 @@ class Session:
                 return self.now >= target - 1e-12
         return True
 
-    def _advance_runs(self, to: float, runs=None) -> list[int]:
-        """Advance every active run (of ``runs``) to ``to``, sampling; the indices of those
-        advanced. A run that cannot progress stops there, and the session says so."""
-        advanced = []
-        for i, run in enumerate(self.runs):
-            if run.active and (runs is None or run in runs):
-                try:
-                    run.model.advance_to(max(to, run.model.time))
-                except MarketStalled as stalled:
-                    self.message = f"{run.label}: {stalled}"
-                advanced.append(i)
-        return advanced
+    def _advance_runs(self, to: float, runs=None, deadline: float = math.inf) -> list[int] | None:
+        """Run the events of every active run (of ``runs``) due by ``to``, one instant at a
+        time, then sample each there; the indices of those advanced, or None if ``deadline``
+        passed first (nothing sampled; the runs resume from their last instant)."""
+        active = [
+            i for i, run in enumerate(self.runs) if run.active and (runs is None or run in runs)
+        ]
+        for i in active:
+            if not run_events(self.runs[i].model, to, deadline):
+                return None
+        self._sample(active, to)
+        return active
+
+    def _sample(self, indices: list[int], to: float) -> None:
+        """Let runs ``indices`` sample at ``to`` (and check that they can progress: a run that
+        cannot stops there, and the session says so)."""
+        for i in indices:
+            run = self.runs[i]
+            try:
+                if to > run.model.time:
+                    run.model.advance_to(to)
+                else:  # there already (after a step): the same checks and sample, no run
+                    run.model.check_stalled()
+                    run.model.datacollector.collect(run.model)
+            except MarketStalled as stalled:
+                self.message = f"{run.label}: {stalled}"
 
     def _record(self, runs) -> None:
         runs = list(runs)
@@ -298,6 +295,24 @@ class Session:
                     if snapshot.time < self.rate_from - 1e-9:  # see rate_warmup
                         line.values["profit_rate"][-1] = math.nan
         self.on_sample(runs)
+        if max((len(line) for line in self.lines), default=0) > MAX_POINTS:
+            self._thin()
+
+    def _thin(self) -> None:
+        """Keep every second recorded point of every line (all lines share the sample times,
+        so they stay aligned) and sample half as often from then on: a line never holds more
+        than :data:`~dashboards.run_limits.MAX_POINTS` points. A new generation: browsers
+        redraw."""
+        for line in self.lines:
+            line.t = line.t[::2]
+            line.values = {name: values[::2] for name, values in line.values.items()}
+        self.on_thin()
+        self.sample_interval *= 2
+        self.generation = next(_GENERATIONS)
+
+    def on_thin(self) -> None:
+        """Called when every line has just kept every second point: a subclass thins what it
+        records per sample the same way."""
 
     def on_sample(self, runs: list[int]) -> None:
         """Called after every sample with the indices of the runs sampled, whose lines have
@@ -353,85 +368,17 @@ class Session:
             "generation": self.generation,
         }
 
-    def monitors(self) -> list[dict[str, Any]]:
-        """The current values of every line: its run's state, told as the header tells the
-        session's (a run not yet over is "playing" or "paused" with the session), the latest
-        recorded point, and the run's summary metrics so far (market/results/provider_metrics.py:
-        utilization
-        over the arrival phase, as the CLI reports it, so a finished run keeps its own rather
-        than the 0 % of an empty pool; the QoS metrics)."""
-        summaries = {}
-        for i, run in enumerate(self.runs):
-            model = run.model
-            for name, sp in model.service_providers.items():
-                summaries[i, name] = provider_summary(model, sp)
-        live = "playing" if self.playing else "paused"
-        rows = []
-        for line in self.lines:
-            model = self.runs[line.run].model
-            state = "stalled" if model.stalled else live if model.running else "finished"
-            row = {"line": line.label, "colour": line.colour, "state": state, "time": line.t[-1]}
-            row.update({m: _or_none(line.values[m][-1]) for m in METRICS})
-            summary = summaries[line.run, line.provider]
-            row["summary"] = summary
-            row["utilization"] = _or_none(summary["utilization"] / 100.0)
-            rows.append(row)
-        return rows
 
-    def decisions(self, limit: int = 15) -> list[dict[str, Any]]:
-        """The latest admission decisions of every line, newest first."""
-        rows = []
-        for line, view in self._views(decisions=limit, planned=0):
-            rows.extend({"line": line.label, **asdict(d)} for d in view.decisions)
-        rows.sort(key=lambda r: (-r["time"], r["job"], r["line"]))
-        return rows[:limit]
-
-    def gantt(self, planned_limit: int = 40) -> list[dict[str, Any]]:
-        """The running and planned jobs of every line: job, shape, start, predicted end and
-        expected profit (value at the predicted end minus the rent to then)."""
-        rows = []
-        for line, view in self._views(decisions=0, planned=planned_limit):
-            for job in [*view.running, *view.planned]:
-                rows.append({"line": line.label, **asdict(job)})
-        return rows
-
-    def capacities(self) -> dict[str, int]:
-        """The processors of each line's pool (the Gantt chart's rows), from the scenario."""
-        sizes = {}
-        for line in self.lines:
-            spec = self.runs[line.run].model.spec
-            sp = next(s for s in spec.service_providers if s.name == line.provider)
-            rps = {rp.name: rp.capacity for rp in spec.resource_providers}
-            name = sp.resource_provider or spec.resource_providers[0].name
-            sizes[line.label] = rps.get(name, 0)
-        return sizes
-
-    def colours(self) -> dict[str, str]:
-        """Each line's colour (its policy's)."""
-        return {line.label: line.colour for line in self.lines}
-
-    def _views(self, **options):
-        """``(line, ProviderView)`` of every line, from a snapshot of each run."""
-        snapshots = [run.model.snapshot(**options) for run in self.runs]
-        for line in self.lines:
-            views = snapshots[line.run].providers
-            yield line, next(v for v in views if v.name == line.provider)
-
-    # -- export -----------------------------------------------------------------------------
-    def timeseries_frame(self) -> pd.DataFrame:
-        """Every recorded point: one row per line and time."""
-        self.record_qos()
-        frames = []
-        for line in self.lines:
-            frame = pd.DataFrame({"time": line.t, **line.values})
-            frame.insert(0, "provider", line.provider)
-            frame.insert(0, "run", self.runs[line.run].label)
-            frame.insert(0, "line", line.label)
-            frames.append(frame)
-        return pd.concat(frames, ignore_index=True)
-
-    def jobs_frame(self) -> pd.DataFrame:
-        """The per-job table of every run so far (see :class:`market.results.result.RunResult`)."""
-        frames = [RunResult.from_model(run.model).jobs.assign(run=run.label) for run in self.runs]
-        frame = pd.concat(frames, ignore_index=True)
-        return frame[["run", *[c for c in frame if c != "run"]]]
+def run_events(model, to: float, deadline: float = math.inf) -> bool:
+    """Run ``model``'s events due by time ``to``, one instant at a time, until
+    ``perf_counter()`` passes ``deadline``; whether every event due by ``to`` has run. (An
+    instant due now, e.g. arrivals at time 0, runs by moving the clock one float past now,
+    as Mesa runs only events later than its time.)"""
+    while model.running:
+        at = model.next_event_time()
+        if at is None or at > to:
+            return True
+        if time.perf_counter() > deadline:
+            return False
+        model.run_until(at if at > model.time else math.nextafter(model.time, math.inf))
+    return True

@@ -14,13 +14,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.policies import SCHEDULERS
-from dashboards.scenario_files import load_scenario
+from dashboards.confined_paths import confine
+from dashboards.run_limits import check_run_size
+from dashboards.served_scenarios import load_scenario
+from dashboards.served_scenarios import one_line as one_line_error
 from market.inputs.paths import MISSING, get_path
 from market.inputs.scenario import Scenario, ScenarioError, validate
 from market.sim.model import GridMarket
 
 SOURCE = "dashboard"  # the source named in scenario errors, stripped before display
 
+AS_WRITTEN = "as written"  # the policy of a scenario without variants: itself
 MODES = ("parallel", "market")
 POOLS = ("own", "shared")
 
@@ -75,11 +79,23 @@ def base_of(scenario: Scenario) -> Scenario:
 
 
 def policy_options(scenario: Scenario) -> dict[str, dict[str, Any]]:
-    """The policies one can compare, by label, as overrides of the scenario: its variants, or one
-    per registered scheduler if it has none."""
+    """The policies one can compare, by label, as overrides of the scenario: its variants; or,
+    if it has none, the scenario :data:`AS_WRITTEN` and, for a market of one scheduling service
+    provider, each other registered scheduler in its place."""
     if scenario.variants:
         return dict(scenario.variants)
-    return {name: {"service_providers.0.scheduler": name} for name in sorted(SCHEDULERS)}
+    options: dict[str, dict[str, Any]] = {AS_WRITTEN: {}}
+    sps = scenario.service_providers
+    if len(sps) == 1 and sps[0].cluster is None and not scenario.batch_sites:
+        for name in sorted(SCHEDULERS):
+            if name != sps[0].scheduler.name:
+                options[name] = {"service_providers.0.scheduler": name}
+    return options
+
+
+def default_policies(scenario: Scenario) -> tuple[str, ...]:
+    """The policies a tab starts with: every variant, or the scenario as written."""
+    return tuple(scenario.variants) if scenario.variants else (AS_WRITTEN,)
 
 
 def param_values(scenario: Scenario) -> dict[str, Any]:
@@ -134,10 +150,12 @@ class Setup:
     overrides: tuple[tuple[str, Any], ...] = ()  # (dotted path, value), as ``--set`` gives them
 
     @classmethod
-    def default(cls, scenario_path: str) -> Setup:
-        """Every policy of the scenario in parallel runs, its own parameter values."""
+    def default(cls, scenario_path: str, overrides: dict[str, Any] | None = None) -> Setup:
+        """Every variant of the scenario in parallel runs (or the scenario as written), its
+        own parameter values, with ``overrides`` (``--set``)."""
         scenario = load_scenario(scenario_path)
-        return cls(scenario_path, tuple(policy_options(scenario)))
+        pairs = tuple((overrides or {}).items())
+        return cls(scenario_path, default_policies(scenario), overrides=pairs)
 
     def param_dict(self) -> dict[str, Any]:
         return dict(self.params)
@@ -190,10 +208,18 @@ def build_runs(setup: Setup) -> tuple[list[Run], float]:
     except ScenarioError as exc:
         raise SetupError(one_line(exc)) from None
 
-    if setup.mode == "parallel":
-        runs = [Run(label, GridMarket(variant)) for label, variant in variants.items()]
-    else:
-        runs = [Run("market", GridMarket(_one_market(base, variants, setup.pool)))]
+    try:
+        if setup.mode == "parallel" or tuple(variants) == (AS_WRITTEN,):
+            specs = [(label, confine(variant, SOURCE)) for label, variant in variants.items()]
+        else:
+            specs = [("market", confine(_one_market(base, variants, setup.pool), SOURCE))]
+        check_run_size([spec for _, spec in specs])
+    except ScenarioError as exc:
+        raise SetupError(one_line(exc)) from None
+    try:
+        runs = [Run(label, GridMarket(spec)) for label, spec in specs]
+    except Exception as exc:  # a valid scenario the model cannot build (values that overflow)
+        raise SetupError(f"cannot build the market: {one_line_error(exc)}") from None
     return runs, base.sample_interval
 
 

@@ -1,7 +1,7 @@
-"""A live view of a VARQ run: ``python -m dashboards.varq [SCENARIO]
-[--host 127.0.0.1] [--port 8051]`` (default: ``scenarios/varq/table4.yaml``, first variant).
+"""The VARQ page (``/varq``): a batch site replaying a trace with VARQ users (default
+``scenarios/varq/table4.yaml``, its first variant; tick more to run them side by side).
 
-Three charts, redrawn every second while the run advances ``hours`` simulated hours a tick:
+Three charts, from the models at the session's samples:
 
 - the probability trajectory of the latest VARQ request (VARQ TR 2007-09 §3, Figure 4):
   ``QBETS(nodes, walltime + (deadline - t), deadline - t)`` for every submission time t from the
@@ -9,135 +9,184 @@ Three charts, redrawn every second while the run advances ``hours`` simulated ho
   submission time; computed when drawn, on the site's QBETS as it is then;
 - predicted vs observed success so far: per VARQ user, the running mean predicted probability
   and the running share of reservations running at their deadline, by deadline;
-- the site's queue: jobs waiting and nodes busy, sampled each tick.
-
-One run per server (a view, not the steerable market dashboard of :mod:`dashboards.app`).
-The figure builders are plain functions of the model, tested without a browser.
+- each site's queue: jobs waiting and nodes busy, at every sample.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from array import array
+from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 from agents.policies import varq
-from dashboards.page_cli import page_parser, serve_page
-from market.inputs.scenario import load
+from dashboards.figures import colour_of, empty_note, figure, series
+from dashboards.page import SCENARIOS, Page
+from dashboards.session import Session
+from dashboards.setup import AS_WRITTEN, Setup
+from dashboards.view_page import ViewPage, layout, register
 from market.sim.model import GridMarket
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT = ROOT / "scenarios" / "varq" / "table4.yaml"
+DEFAULT = SCENARIOS / "varq" / "table4.yaml"
+DEFAULTS = {"sample_interval": 1.0}  # the queue every hour (the scenarios sample every 24 h)
+GRAPHS = ("varq-trajectory", "varq-success", "varq-queue")
 
 
-def trajectory_figure(model: GridMarket) -> go.Figure:
+class VarqSession(Session):
+    """A session that records every batch site's queue at each sample:
+    ``queues[(run, site)] = {"t": ..., "waiting": ..., "busy": ...}``."""
+
+    interval = 1.0  # wall-clock seconds between page updates (whole figures are redrawn)
+    budget = 0.6
+
+    def __init__(self, sid: str, setup: Setup | None) -> None:
+        self.queues: dict[tuple[int, str], dict[str, array]] = {}
+        super().__init__(sid, setup)
+
+    def reset(self, setup: Setup) -> None:
+        old, self.queues = self.queues, {}
+        try:
+            super().reset(setup)
+        except Exception:
+            self.queues = old
+            raise
+
+    def on_sample(self, runs: list[int]) -> None:
+        for i in runs:
+            model = self.runs[i].model
+            for site in model.batch_sites.values():
+                record = self.queues.setdefault(
+                    (i, site.name), {k: array("d") for k in ("t", "waiting", "busy")}
+                )
+                record["t"].append(model.time)
+                record["waiting"].append(len(site.queue))
+                record["busy"].append(site.busy)
+
+    def on_thin(self) -> None:
+        for record in self.queues.values():
+            for key in record:
+                record[key] = record[key][::2]
+
+    def label(self, i: int, name: str) -> str:
+        return name if len(self.runs) == 1 else f"{self.runs[i].label} · {name}"
+
+
+def trajectory_figure(model: GridMarket) -> dict[str, Any]:
     """The latest request's probability trajectory (of the first VARQ user with one)."""
-    fig = go.Figure(layout={"template": "plotly_white", "height": 300,
-                            "title": "Probability trajectory of the latest request"})  # fmt: skip
+    fig = figure("Probability trajectory of the latest request", x_title="submission time (h)")
+    fig["layout"]["yaxis"] |= {"range": [0, 1], "title": {"text": "P(start by deadline)"}}
+    fig["layout"]["xaxis"]["rangemode"] = "normal"  # the hours from the request to its deadline
     user = next((u for u in model.varq_users if getattr(u, "latest", None)), None)
     if user is None:
-        return fig
+        return empty_note(fig, "no VARQ request yet")
     nodes, walltime, asked, deadline, plan = user.latest
     if deadline <= asked:
-        return fig
+        return empty_note(fig, "the latest request's deadline has passed")
     times, probs = varq.trajectory(user.site.predictor, nodes, walltime, asked, deadline, user.step)
-    fig.add_scatter(x=times, y=probs, mode="lines", name=f"{nodes} nodes x {walltime:.2f} h")
-    fig.add_hline(y=user.required, line_dash="dot", annotation_text=f"p = {user.required:g}")
+    name = f"{nodes} nodes x {walltime:.2f} h"
+    fig["data"].append(series(name, times, probs, line_colour=colour_of(0)))
+    shapes = [_line("y", user.required, "paper")]
     if plan is not None:
-        fig.add_vline(x=plan.submit_at, line_dash="dash", annotation_text="submit")
-    fig.update_layout(xaxis_title="submission time (h)", yaxis_title="P(start by deadline)",
-                      yaxis_range=[0, 1])  # fmt: skip
+        shapes.append(_line("x", plan.submit_at, "paper"))
+    fig["layout"]["shapes"] = shapes
     return fig
 
 
-def success_figure(model: GridMarket) -> go.Figure:
+def _line(axis: str, at: float, across: str) -> dict[str, Any]:
+    """A dotted line at ``at`` on ``axis`` (``y``: horizontal) across the plot."""
+    line = {"type": "line", "line": {"color": "#444", "dash": "dot", "width": 1}}
+    if axis == "y":
+        return line | {"xref": across, "x0": 0, "x1": 1, "yref": "y", "y0": at, "y1": at}
+    return line | {"yref": across, "y0": 0, "y1": 1, "xref": "x", "x0": at, "x1": at}
+
+
+def success_figure(session: Session) -> dict[str, Any]:
     """Running mean predicted probability and observed success, per VARQ user, by deadline."""
-    fig = go.Figure(layout={"template": "plotly_white", "height": 300,
-                            "title": "Predicted vs observed success"})  # fmt: skip
-    for user in model.varq_users:
-        decided = sorted(
-            (r for r in getattr(user, "records", []) if r.success is not None),
-            key=lambda r: r.deadline,
+    fig = figure("Predicted vs observed success", x_title="deadline (h)")
+    fig["layout"]["yaxis"]["title"] = {"text": "%"}
+    k = 0
+    for i, run in enumerate(session.runs):
+        for user in run.model.varq_users:
+            decided = sorted(
+                (r for r in getattr(user, "records", []) if r.success is not None),
+                key=lambda r: r.deadline,
+            )
+            if not decided:
+                continue
+            count = np.arange(1, len(decided) + 1)
+            x = [r.deadline for r in decided]
+            predicted = 100 * np.cumsum([r.plan.probability for r in decided]) / count
+            observed = 100 * np.cumsum([r.success for r in decided]) / count
+            name = session.label(i, user.name)
+            fig["data"].append(series(f"{name} predicted", x, predicted, line_colour=colour_of(k)))
+            fig["data"].append(
+                series(f"{name} observed", x, observed, line_colour=colour_of(k + 1))
+            )
+            k += 2
+    return fig if fig["data"] else empty_note(fig, "no reservation has reached its deadline")
+
+
+def queue_figure(session: VarqSession) -> dict[str, Any]:
+    """Each site's jobs waiting and nodes busy over time."""
+    fig = figure("The sites' queues", ("jobs waiting", "nodes busy"))
+    for k, ((i, name), record) in enumerate(sorted(session.queues.items())):
+        label, c = session.label(i, name), colour_of(k)
+        fig["data"].append(series(label, record["t"], record["waiting"], 0, line_colour=c))
+        fig["data"].append(
+            series(label, record["t"], record["busy"], 1, legend=False, line_colour=c)
         )
-        if not decided:
-            continue
-        count = np.arange(1, len(decided) + 1)
-        x = [r.deadline for r in decided]
-        predicted = 100 * np.cumsum([r.plan.probability for r in decided]) / count
-        observed = 100 * np.cumsum([r.success for r in decided]) / count
-        fig.add_scatter(x=x, y=predicted, mode="lines", name=f"{user.name} predicted")
-        fig.add_scatter(x=x, y=observed, mode="lines", name=f"{user.name} observed")
-    fig.update_layout(xaxis_title="deadline (h)", yaxis_title="%")
     return fig
 
 
-class QueueSampler:
-    """The sites' queue lengths and busy nodes over time, one sample per :meth:`sample`."""
-
-    def __init__(self) -> None:
-        self.rows: list[tuple[str, float, int, int]] = []
-
-    def sample(self, model: GridMarket) -> None:
-        for site in model.batch_sites.values():
-            self.rows.append((site.name, model.time, len(site.queue), site.busy))
-
-    def figure(self) -> go.Figure:
-        fig = go.Figure(layout={"template": "plotly_white", "height": 300,
-                                "title": "The site's queue"})  # fmt: skip
-        for name in sorted({r[0] for r in self.rows}):
-            mine = [r for r in self.rows if r[0] == name]
-            t = [r[1] for r in mine]
-            fig.add_scatter(x=t, y=[r[2] for r in mine], name=f"{name} jobs waiting")
-            fig.add_scatter(x=t, y=[r[3] for r in mine], name=f"{name} nodes busy", yaxis="y2")
-        fig.update_layout(xaxis_title="time (h)", yaxis2={"overlaying": "y", "side": "right"})
-        return fig
-
-
-def create_app(scenario_path: str | Path = DEFAULT, hours: float = 24.0):
-    """The app: one run of the scenario's first variant, advancing ``hours`` per tick."""
-    from dash import Dash, Input, Output, dcc, html
-
-    scenario = load(scenario_path).expand()[0][1]
-    model = GridMarket(scenario)
-    sampler = QueueSampler()
-    app = Dash(__name__, title="gridmarket VARQ")
-    app.layout = html.Div(
-        [
-            html.H2(f"VARQ: {scenario.name}"),
-            html.Div(id="varq-clock"),
-            dcc.Graph(id="varq-trajectory"),
-            dcc.Graph(id="varq-success"),
-            dcc.Graph(id="varq-queue"),
-            dcc.Interval(id="varq-tick", interval=1000),
-        ]
+def draw(session: VarqSession) -> tuple[Any, ...]:
+    if not session.runs:
+        return tuple(empty_note(figure(""), "nothing to show") for _ in GRAPHS)
+    trajectory = next(
+        (
+            trajectory_figure(run.model)
+            for run in session.runs
+            if any(getattr(u, "latest", None) for u in run.model.varq_users)
+        ),
+        trajectory_figure(session.runs[0].model),
     )
-
-    @app.callback(
-        Output("varq-clock", "children"),
-        Output("varq-trajectory", "figure"),
-        Output("varq-success", "figure"),
-        Output("varq-queue", "figure"),
-        Input("varq-tick", "n_intervals"),
-    )
-    def tick(_):
-        if model.running:
-            model.run_until(model.time + hours)
-        sampler.sample(model)
-        state = "running" if model.running else "finished"
-        clock = f"t = {model.time:,.1f} h ({state})"
-        return clock, trajectory_figure(model), success_figure(model), sampler.figure()
-
-    app.gridmarket_model = model  # for tests and tools
-    return app
+    return trajectory, success_figure(session), queue_figure(session)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = page_parser("python -m dashboards.varq", __doc__, DEFAULT, 8051)
-    parser.add_argument("--hours", type=float, default=24.0, help="simulated hours per tick")
-    return serve_page(parser, argv, lambda args: create_app(args.scenario, args.hours), ("hours",))
+def suits(scenario) -> str | None:
+    """Why this page cannot show ``scenario`` (None: it can)."""
+    if scenario.batch_sites:
+        return None
+    return "no batch site: a VARQ scenario has batch_sites"
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def first_variant(scenario) -> tuple[str, ...]:
+    """A site's whole trace is long: the page starts with the first variant only."""
+    return tuple(scenario.variants)[:1] or (AS_WRITTEN,)
+
+
+def _body() -> list:
+    from dash import dcc
+
+    return [dcc.Graph(id=g) for g in GRAPHS]
+
+
+PAGE = Page(
+    key="varq",
+    path="/varq",
+    name="VARQ",
+    default=DEFAULT,
+    layout=lambda state: layout(VIEW, state),
+    register=lambda app, state: register(VIEW, app, state),
+    defaults=DEFAULTS,
+    suits=suits,
+    speed=24.0,
+    factory=VarqSession,
+    policies=first_variant,
+)
+VIEW = ViewPage(
+    page=PAGE,
+    title="VARQ: probability trajectories, predicted vs observed success, the site's queue",
+    body=_body,
+    outputs=tuple((g, "figure") for g in GRAPHS),
+    draw=draw,
+)

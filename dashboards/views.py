@@ -1,6 +1,6 @@
 """What the dashboard shows, built from a :class:`~dashboards.session.Session`'s data: the
 time-series figures and their incremental updates, the Gantt chart, the monitors, the table of
-admission decisions and the set-up fields.
+admission decisions.
 
 Figures are plain dicts (no ``plotly.graph_objects`` validation: a figure may carry tens of
 thousands of points). The time-series figures have one trace per (metric, line), in the order
@@ -13,21 +13,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dash import dcc, html
+from dash import html
 
 from dashboards.gantt import gantt_figure
 from dashboards.session import Line, as_list
-from dashboards.setup import (
-    MODES,
-    PARAMS,
-    POOLS,
-    Setup,
-    check_param,
-    param_enabled,
-    param_values,
-    policy_options,
-)
-from market.inputs.scenario import Scenario
 from market.results.metrics import METRICS
 from market.results.outputs import RunKind, run_kind
 
@@ -64,15 +53,6 @@ GRAPHS: dict[str, tuple[tuple[str, str, str], ...]] = {
 MONEY_GRAPHS = ("rate", "money")
 QOS_GRAPHS = ("qos", "slowdown")
 HIDDEN = {"display": "none"}  # the style of a graph this run does not show
-
-MODE_LABELS = {
-    "parallel": "Parallel runs: one market per policy, same seed",
-    "market": "Competing service providers in one market",
-}
-POOL_LABELS = {
-    "own": "each rents its own pool (a copy of the resource provider)",
-    "shared": "all rent from one pool",
-}
 
 
 # -- time series ------------------------------------------------------------------------------
@@ -315,71 +295,3 @@ def decisions_view(rows: list[dict[str, Any]]) -> html.Table | html.P:
             )
         )
     return html.Table([html.Thead(head), html.Tbody(body)], className="grid decisions")
-
-
-# -- the set-up fields ------------------------------------------------------------------------
-def setup_fields(scenario: Scenario, setup: Setup | None = None) -> list:
-    """The mode, the policies and the key parameters of ``scenario``, filled from ``setup``
-    (the tab's current set-up, if it is of this scenario) or from the file, with the message
-    of any invalid value under its field."""
-    options = list(policy_options(scenario))
-    values = param_values(scenario)
-    if setup is not None:
-        values.update(setup.param_dict())
-    mode = setup.mode if setup else "parallel"
-    pool = setup.pool if setup else "own"
-    ticked = [p for p in setup.policies if p in options] if setup else options
-    fields = [
-        html.Label("Compare the policies as", className="field-label"),
-        dcc.RadioItems(
-            id={"type": "setup", "name": "mode"},
-            value=mode,
-            className="radio",
-            options=[{"label": MODE_LABELS[m], "value": m} for m in MODES],
-        ),
-        dcc.RadioItems(
-            id={"type": "setup", "name": "pool"},
-            value=pool,
-            className="radio sub",
-            options=[{"label": POOL_LABELS[p], "value": p} for p in POOLS],
-        ),
-        html.Label(
-            "Policies" + (" (the scenario's variants)" if scenario.variants else " (schedulers)"),
-            className="field-label",
-        ),
-        dcc.Checklist(
-            id={"type": "setup", "name": "policies"},
-            options=options,
-            value=ticked,
-            className="checklist",
-        ),
-        html.Div(id="policies-msg", className="field-msg"),
-    ]
-    for param in PARAMS:
-        enabled = param_enabled(scenario, param.name)
-        value = values.get(param.name)
-        message = check_param(scenario, param.name, value) if enabled else None
-        note = param.note if param.path is not None or not enabled else ""
-        if param.path is not None and not enabled:
-            note = "not in this scenario"
-        fields.append(
-            html.Div(
-                [
-                    html.Label(param.label, className="field-label"),
-                    dcc.Input(
-                        id={"type": "param", "name": param.name},
-                        type="number",
-                        value=value,
-                        disabled=not enabled,
-                        debounce=False,
-                        className="field-input",
-                    ),
-                    html.Span(note, className="note") if note else None,
-                    html.Div(
-                        message, id={"type": "param-msg", "name": param.name}, className="field-msg"
-                    ),
-                ],
-                className="field" + ("" if enabled else " disabled"),
-            )
-        )
-    return fields

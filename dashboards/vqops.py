@@ -1,46 +1,25 @@
-"""A live view of a VQoPS/DVQoPS scenario: ``python -m dashboards.vqops
-[SCENARIO] [--set KEY=VALUE ...] [--host 127.0.0.1] [--port 8052] [--speed 24]``, by default
-``scenarios/vqops/sdsc.yaml`` (e.g. ``--set clients.0.workload.first_jobs=1000`` for a short
-run). Every variant runs in parallel on the scenario's seed, so on one job stream.
+"""The VQoPS/DVQoPS page (``/vqops``): every variant of a scenario with a priced trace workload
+(default ``scenarios/vqops/sdsc.yaml``), in parallel on its seed, so on one job stream (Islam,
+Balaji, Sabin & Sadayappan, OSU-CISRC-3/07-TR17).
 
-Islam, Balaji, Sabin & Sadayappan, OSU-CISRC-3/07-TR17:
-
-- **revenue** over time per variant (QoPS, VQoPS at each OC-Factor, DVQoPS): what completed
-  jobs have paid so far (§3, Figure 2's prices), and the table's gain over QoPS (Table 1);
-- **DVQoPS's OC-Factor and rollback window** over time (§4.3, Figure 4): the values the
-  snapshot's ``oc_factor`` and ``rollback_window`` metrics hold at each sample (the lines of
-  every variant whose window is set: the adaptive ones);
-- **accepted % per class** over time (Figures 5b-10b): of the urgent (normal) jobs that arrived
-  by time t, the share admitted; the same definition as the summary's ``urgent_accepted_pct``
-  (:mod:`market.results.value_metrics`), evaluated at every sample time from the jobs' outcomes
-  (:func:`market.results.job_outcomes.job_outcomes`,
-  :func:`market.results.outcome_curves.admitted_pct`), so its
-  last point is the summary's value.
-
-The view samples every ``sample_interval`` = 1 h by default (our choice: DVQoPS's smallest
-window; the scenarios sample every 24 h), which ``--set sample_interval=...`` changes.
+It draws revenue over time per variant and the gain over QoPS (§3, Table 1), DVQoPS's
+OC-Factor and rollback window (§4.3, Figure 4), and the accepted % per class (Figures 5b-10b:
+the summary's ``urgent_accepted_pct``, :mod:`market.results.value_metrics`, at every sample).
+The page samples every hour (our choice: DVQoPS's smallest window); ``--set
+sample_interval=...`` changes it.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
 import numpy as np
 
-from dashboards.paper_page import (
-    SCENARIOS,
-    _colour,
-    empty_note,
-    figure,
-    new_session,
-    page_app,
-    sample_times,
-    series,
-    serve_view,
-)
+from dashboards.figures import colour, empty_note, figure, number, sample_times, series, table
+from dashboards.page import SCENARIOS, Page
 from dashboards.paper_session import ViewSession
+from dashboards.view_page import ViewPage, layout, register
 from market.results.job_outcomes import JobOutcomes, job_outcomes
 from market.results.outcome_curves import admitted_pct
 from market.results.value_metrics import CLASSES, REFERENCE
@@ -131,71 +110,69 @@ def _admission(run) -> str:
 
 
 def _table(rows: list[dict[str, Any]]):
-    from dash import html
-
-    def num(value, fmt):
-        return "–" if value is None or not math.isfinite(value) else format(value, fmt)
-
-    head = [
-        "variant",
-        "revenue",
-        "gain over QoPS %",
-        "urgent accepted %",
-        "normal accepted %",
-        "OC-Factor",
-        "window (h)",
-    ]
-    body = [
-        html.Tr(
-            [
-                html.Td(
-                    [
-                        html.Span(className="swatch", style={"background": _colour(r["variant"])}),
-                        r["variant"],
-                    ],
-                    className="label",
-                ),
-                html.Td(num(r["revenue"], ",.0f"), className="num"),
-                html.Td(num(r["gain_pct"], "+.1f"), className="num"),
-                html.Td(num(r["urgent_pct"], ".1f"), className="num"),
-                html.Td(num(r["normal_pct"], ".1f"), className="num"),
-                html.Td(num(r["oc_factor"], "g"), className="num"),
-                html.Td(num(r["rollback_window"], "g"), className="num"),
-            ]
-        )
+    head = ["variant", "revenue", "gain over QoPS %", "urgent accepted %", "normal accepted %",
+            "OC-Factor", "window (h)"]  # fmt: skip
+    cells = [
+        [
+            r["variant"],
+            number(r["revenue"], ",.0f"),
+            number(r["gain_pct"], "+.1f"),
+            number(r["urgent_pct"], ".1f"),
+            number(r["normal_pct"], ".1f"),
+            number(r["oc_factor"], "g"),
+            number(r["rollback_window"], "g"),
+        ]
         for r in rows
     ]
-    return html.Table(
-        [html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(body)],
-        className="grid monitors",
-    )
+    return table(head, cells, [colour(r["variant"]) for r in rows])
 
 
 def draw(session: ViewSession) -> tuple[Any, ...]:
     """Everything the page shows now: the table and the three figures."""
-    with session.lock:
-        outcomes = _outcomes(session)
-        return (
-            _table(summary_rows(session, outcomes)),
-            revenue_figure(session),
-            adaptive_figure(session),
-            classes_figure(session, outcomes),
-        )
+    if not session.lines:
+        return [], *(empty_note(figure(""), "nothing to show") for _ in GRAPHS)
+    outcomes = _outcomes(session)
+    return (
+        _table(summary_rows(session, outcomes)),
+        revenue_figure(session),
+        adaptive_figure(session),
+        classes_figure(session, outcomes),
+    )
 
 
-def create_app(scenario=DEFAULT, overrides: dict[str, Any] | None = None, speed: float = 24.0):
-    """The page over every variant of ``scenario`` with ``overrides`` (default: a 1 h sample)."""
+def suits(scenario) -> str | None:
+    """Why this page cannot show ``scenario`` (None: it can)."""
+    if any(client.workload.kind == "priced_swf" for client in scenario.clients):
+        return None
+    return "not a VQoPS scenario (no priced_swf workload): open it on the live page"
+
+
+def _body() -> list:
     from dash import dcc, html
 
-    session = new_session(scenario, {**DEFAULTS, **(overrides or {})}, extra=EXTRA, speed=speed)
-    body = [html.Div(id="vqops-table"), *(dcc.Graph(id=g) for g in GRAPHS)]
-    outputs = [("vqops-table", "children"), *((g, "figure") for g in GRAPHS)]
-    return page_app("vqops", "VQoPS / DVQoPS", session, body, outputs, draw)
+    return [html.Div(id="vqops-table"), *(dcc.Graph(id=g) for g in GRAPHS)]
 
 
-def main(argv: list[str] | None = None) -> int:
-    return serve_view(argv, "python -m dashboards.vqops", __doc__, DEFAULT, 8052, create_app)
+def _session(sid, setup):
+    return ViewSession(sid, setup, extra=EXTRA)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+PAGE = Page(
+    key="vqops",
+    path="/vqops",
+    name="VQoPS / DVQoPS",
+    default=DEFAULT,
+    layout=lambda state: layout(VIEW, state),
+    register=lambda app, state: register(VIEW, app, state),
+    defaults=DEFAULTS,
+    suits=suits,
+    speed=24.0,
+    factory=_session,
+)
+VIEW = ViewPage(
+    page=PAGE,
+    title="VQoPS / DVQoPS: revenue, the adaptive OC-Factor, accepted % per class",
+    body=_body,
+    outputs=(("vqops-table", "children"), *((g, "figure") for g in GRAPHS)),
+    draw=draw,
+)

@@ -1,19 +1,13 @@
 """From an agent's action to the provider's admission :class:`~agents.policies.base.Decision`.
 
-The action (:func:`envs.observation.action_space`) is turned into the decision the ``external``
+The action (:func:`envs.observation.action_space`) becomes the decision the ``external``
 admission returns, with the prediction the profit paper's admission control attaches to it
-(Popovici & Wilkes SC'05 §3.4: the job's place in the plan that includes it):
-
-- 0: rejected (reason ``agent``);
-- ``n`` in 1..C: admitted on ``n`` processors (reason ``agent``), predicted by the scheduler's
-  plan of the queue with the job pinned there: the plan PositiveOpportunity picks when it
-  admits on ``n``, so an agent taking its action gets its decision field for field;
-- C + 1: :class:`~agents.policies.admission.AcceptAll`'s decision itself (its shape, its reason).
-
-A provider renting from several resource providers (``C`` its widest pool) decides each pool by
-the one action, rejecting on a pool too small for ``n``; each decision carries the rise of the
-plan's reward (its ``gain``), by which the provider picks the pool, as with PositiveOpportunity.
-
+(Popovici & Wilkes SC'05 §3.4: the job's place in the plan that includes it): 0 rejects (reason
+``agent``); ``n`` in 1..C admits on ``n`` processors, predicted by the scheduler's plan with the
+job pinned there (PositiveOpportunity's plan for ``n``, so its action gives its decision field
+for field); C + 1 is :class:`~agents.policies.admission.AcceptAll`'s decision itself. With several
+pools the one action decides each (rejecting where ``n`` does not fit), each decision carrying its
+plan's ``gain``, by which the provider picks the pool (docs/papers/environments.md).
 :func:`check_action` refuses what the mask does not allow, with one line saying why.
 """
 

@@ -1,32 +1,14 @@
 """The hand-off between a running :class:`~market.sim.model.GridMarket` and a learning environment.
 
-The admission decision (Popovici & Wilkes SC'05 §3.4) is made deep inside an event handler:
-a client's arrival event asks each provider to ``quote``, whose planner calls its admission
-policy. A Gymnasium ``step(action)`` must instead return at the next decision. The driver runs
-the unchanged model in a **greenlet** (a second call stack in the same thread, switched to and
-from explicitly: no threads, no locks, no scheduling by the operating system) and gives the
-controlled providers the ``external`` admission (:mod:`agents.policies.external`):
-
-1. :meth:`MarketDriver.start` builds the model and switches into it; the model runs event by
-   event, as ``GridMarket.run`` runs it, until a controlled provider is offered a job;
-2. there ``external`` switches back to the environment with an :class:`Offer` (the model stays
-   suspended inside ``quote``, its state exactly what admission sees);
-3. :meth:`MarketDriver.resume` switches back in with the agents' actions; ``decide`` returns the
-   decision they chose, and the model runs on to the next offer or to its end.
-
-The switch is strict (only one side runs at a time), so a run is the same pure function of
-(scenario, seed, actions) as ``gridmarket run`` is of (scenario, seed). A job offered to several
-controlled providers (a client's ``best_quote`` or ``first_accept`` over them) is one
-:class:`Offer` naming all of them, their actions taken at once: their quotes see the same market
-(a quote changes nothing until the client commits). Under ``first_accept`` the later ones are
-asked only if the earlier reject; under ``random`` only the drawn one is. A provider renting from
-several resource providers asks each pool's admission: its agent's one action decides them all,
-and the provider keeps the pool it prefers, as it does with its own policies.
-
-Other designs considered (README, Learning environments): a worker thread blocked on a queue
-(the same hand-off at ~10x the switching cost, see the benchmark), and stopping the model before
-each arrival event (needs Mesa's event heap, and the observation would precede completions due
-at the same instant).
+The admission decision (Popovici & Wilkes SC'05 §3.4) is made inside an event handler, but a
+Gymnasium ``step`` must return at the next decision. The driver runs the unchanged model in a
+**greenlet** and gives the controlled providers the ``external`` admission
+(:mod:`agents.policies.external`): :meth:`MarketDriver.start` runs the model until a controlled
+provider is offered a job; ``external`` switches back with an :class:`Offer` (the model suspended
+inside ``quote``); :meth:`MarketDriver.resume` switches back in with the actions. Only one side
+runs at a time, so a run is a pure function of (scenario, seed, actions). A job offered to
+several controlled providers is one :class:`Offer` naming them all, their quotes seeing the same
+market; the offer rule says whose action counts. Designs considered: docs/papers/environments.md.
 """
 
 from __future__ import annotations

@@ -1,21 +1,14 @@
 """The PositiveOpportunity hint: what the profit paper's admission control computes per shape.
 
-Popovici & Wilkes SC'05 §3.4: PositiveOpportunity plans the queue without the new job and with
-it on each of its shapes, by the provider's own scheduler, and admits it on the shape of the most
-rewarding plan if that plan beats the plan without it. :func:`positive_opportunity_hint` runs
-that very policy (:class:`agents.policies.admission.PositiveOpportunity`, so the hint can never
-drift from it) through a scheduler that records each plan's reward, and returns
-
-- ``action``: the action PositiveOpportunity takes (0: reject, ``n``: admit on ``n``
-  processors), so an agent that takes it reproduces the ``positive_opportunity`` run exactly;
-- ``gain[n - 1]``: the reward of the plan with the job pinned on ``n`` processors minus the
-  reward without it (the scheduler's own metric: predicted marginal profit for FirstProfit),
-  from PositiveOpportunity's last round (under a risk bound it tries lower capacity levels);
-- ``valid[n - 1]``: 1 where that plan places the job (and, under a risk bound, keeps within it).
-
-A provider renting from several pools runs PositiveOpportunity on each and keeps the accepting
-decision of greatest gain (:mod:`agents.service_provider`); the hint does the same, and ``gain``
-is then the best over the pools.
+Popovici & Wilkes SC'05 §3.4: PositiveOpportunity plans the queue without the new job and with it
+on each shape, and admits it on the most rewarding plan's shape if that beats the plan without it.
+:func:`positive_opportunity_hint` runs that very policy
+(:class:`agents.policies.admission.PositiveOpportunity`, so it cannot drift) through a scheduler
+that records each plan's reward, and returns ``action`` (the action it takes), ``gain[n - 1]``
+(the reward of the plan with the job on ``n`` processors minus the one without it, from its last
+round under a risk bound) and ``valid[n - 1]`` (1 where that plan places the job within the risk).
+With several pools ``gain`` is the best over them, as the provider keeps the accepting decision
+of greatest gain (docs/papers/environments.md).
 """
 
 from __future__ import annotations

@@ -1,20 +1,14 @@
 """``Market-v0``: the competing service providers of a market as a PettingZoo ``ParallelEnv``.
 
 Every service provider that plans (not a deadline cluster) is an agent deciding admission
-(Popovici & Wilkes SC'05 §3.4) for the jobs its clients offer it, so multi-agent learning can
-study competition for the same job stream. One step is one job offered: every agent observes
-(:mod:`envs.observation`, with the PettingZoo convention ``{"observation": ...,
-"action_mask": ...}``); those the job is offered to (``observation["job"][0] == 1``) decide it,
-the others' only allowed action is 0 and is ignored. Under a client's ``best_quote`` every
-provider that accepts quotes and the client takes the best promise; under ``first_accept`` a
-later provider's action counts only if the earlier ones rejected (see :mod:`envs.driver`).
-Each agent's reward is the change in its own realised profit since the last step, so its
-return is its profit in the run (where no money moves, its deadlines kept: :mod:`envs.reward`).
-All agents terminate together when every job is done.
-
-The action is a ``Dict`` with one entry now, ``admit`` (``Discrete(C + 2)``, as in
-Admission-v0); the market's price quotes will be a second entry, ``price``, so that
-agents written for this version keep working. A plain integer is taken as ``{"admit": it}``.
+(Popovici & Wilkes SC'05 §3.4) for the jobs its clients offer it. One step is one job offered:
+every agent observes (:mod:`envs.observation`, as ``{"observation": ..., "action_mask": ...}``);
+those it is offered to (``observation["job"][0] == 1``) decide it, the others may only reject and
+are ignored; the client's offer rule says whose action counts (:mod:`envs.driver`). Each agent's
+reward is the change in its own realised profit (:mod:`envs.reward`); all terminate together
+when every job is done. The action is a ``Dict``, ``{"admit": Discrete(C + 2)}``, so that a
+``price`` entry can come later; a plain integer is taken as ``{"admit": it}``
+(docs/papers/environments.md).
 """
 
 from __future__ import annotations

@@ -1,20 +1,15 @@
 """What an admission agent sees, and what it may do: the spaces of the learning environments.
 
-One observation describes the job offered and the provider it is offered to, at the instant of
-admission (Popovici & Wilkes SC'05 §3.4), in the model's own units (hours, processors,
-florins), unscaled: wrap the environment in ``gymnasium.wrappers.NormalizeObservation`` (or
-SB3's ``VecNormalize``) to learn on it. Times are hours from now. ``C`` is the capacity of the
-provider's resource provider (its pool; the widest, if it rents from several); per-shape vectors
-have one entry per processor count ``n = 1..C`` (0 where the job has no such shape). Every field
-is listed in the README (Learning environments) and in :data:`JOB_FIELDS` /
-:data:`PROVIDER_FIELDS`.
-
-The action (:func:`action_space`) is ``Discrete(C + 2)``: 0 rejects, ``n`` in 1..C admits on
-``n`` processors, ``C + 1`` admits on the shape the provider's scheduler picks (the
-``accept_all`` policy's choice, §3.4's no-admission-control reference). The mask
-(:func:`action_mask`) allows 0 always, ``n`` only for the job's shapes, and ``C + 1`` only if a
-shape the scheduler runs fits the pool. Where the paper is silent (our choices, parameters of
-:class:`Observer`): the capacity outlook samples ``points`` times over ``horizon`` hours.
+One observation describes the job offered and its provider at the instant of admission
+(Popovici & Wilkes SC'05 §3.4), in the model's own units (hours from now, processors, florins),
+unscaled (normalise it with a wrapper); ``C`` is the provider's pool capacity (its widest pool),
+and per-shape vectors have one entry per ``n = 1..C``. The fields: :data:`JOB_FIELDS`,
+:data:`PROVIDER_FIELDS` and docs/papers/environments.md. The action (:func:`action_space`) is
+``Discrete(C + 2)``: 0 rejects, ``n`` admits on ``n`` processors, ``C + 1`` on the scheduler's
+choice (``accept_all``, §3.4's no-admission-control reference); the mask (:func:`action_mask`)
+allows 0, the job's shapes, and ``C + 1`` if a shape the scheduler runs fits. Our choice where
+the paper is silent (:class:`Observer`'s parameters): the capacity outlook samples ``points``
+times over ``horizon`` hours.
 """
 
 from __future__ import annotations

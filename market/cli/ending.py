@@ -14,7 +14,7 @@ from typing import NoReturn
 
 #: The one-line errors, as (module, class name).
 ONE_LINE_ERRORS = (
-    ("market.cli.main", "UsageError"),
+    ("market.cli.usage", "UsageError"),
     ("market.core.errors", "ScenarioError"),
     ("market.experiments.executors", "BatchError"),
     ("market.experiments.report", "ReportError"),

@@ -1,20 +1,14 @@
 """How a table of ``gridmarket run`` fits a terminal: which columns it keeps and how it shortens
 labels, never cutting a number.
 
-A table is a list of :class:`Column` s, cells already formatted. :func:`fit` makes it fit
-``width`` characters, in this order, stopping as soon as it fits:
-
-1. a label column with one value in every row (one provider, one admission policy) leaves the
-   table for its title (``provider sp``), unless the columns were chosen by hand;
-2. the optional labels (scheduler, admission: a variant's label names them) are left out;
-3. the metrics of the registry's lowest priority (3: details) are left out, the rightmost first;
-4. labels are shortened, down to :data:`MIN_LABEL` characters, keeping what tells them apart
-   (:func:`abbreviate`: ``vqops(oc_factor=0.2)`` and ``vqops(oc_factor=0.5)`` become
-   ``vqops(oc_…0.2)`` and ``vqops(oc_…0.5)``);
-5. other metrics are left out, the least important first (the registry's ``priority``), the
-   rightmost first among equals.
-
-What was left out is listed under the table, so that ``--columns`` can ask for it.
+:func:`fit` makes a list of :class:`Column` s (cells already formatted) fit ``width``
+characters, stopping as soon as it fits: (1) a label column with one value in every row moves to
+the title, unless the columns were chosen by hand; (2) the optional labels (scheduler,
+admission: a variant's label names them) leave; (3) the metrics of priority 3 (details) leave,
+rightmost first; (4) labels are shortened, to :data:`MIN_LABEL` characters at least, keeping what
+tells them apart (:func:`abbreviate`); (5) other metrics leave, least important first, rightmost
+among equals. What was left out is listed under the table, for ``--columns``
+(docs/guide/command-line.md).
 """
 
 from __future__ import annotations

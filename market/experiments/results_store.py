@@ -5,7 +5,9 @@ per run and table row; each run written whole or not at all, parts merged every 
 ``OUT/errors.jsonl`` (failed runs) and ``OUT/.lock`` (one sweep at a time). ``resume=True`` runs
 exactly the plan's runs whose ``run_id`` is missing and refuses results of another scenario; a
 part Parquet cannot read is set aside as ``*.parquet.damaged`` and its runs run again (a run is
-a pure function of its scenario and seed). Run ids cover the scenario, not the code. Columns:
+a pure function of its scenario and seed); so is a part whose bytes no longer match the SHA-256
+in its name (``part-NUMBER-<sha256>.parquet``), a foreign file or a misnamed part. Run ids cover
+the scenario, not the code. Columns:
 ``run_id``, ``variant``, ``replication``, ``seed``, one per swept parameter, ``table``
 (``providers`` or ``sites``), ``provider``, ``scheduler``, ``admission``, the kept metrics,
 ``finished`` and ``run_seconds``.
@@ -13,9 +15,12 @@ a pure function of its scenario and seed). Run ids cover the scenario, not the c
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import math
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +38,44 @@ if TYPE_CHECKING:
 
 FORMAT = 1
 MERGE_EVERY = 256  # small parts merged into one every this many runs
+_PART = re.compile(r"part-(\d+)(?:-([0-9a-f]{64}))?\.parquet")  # number, SHA-256 of the bytes
+_LABELS = ("run_id", "variant", "replication", "seed")  # columns every part has
+_MANIFEST_LISTS = ("parameters", "variants", "metrics", "sessions")
+
+
+class DamagedPart(BatchError):
+    """A results part that cannot be trusted; the message is one line naming it and why."""
+
+
+def read_part(part: Path, columns: list[str] | None = None, named: bool = True) -> pa.Table:
+    """The rows of the results part ``part`` (only ``columns``, if given), after checking its
+    name (if ``named``), its SHA-256 (if its name has one) and that it is a sweep's part: else
+    :class:`DamagedPart`."""
+    match = _PART.fullmatch(part.name)
+    if match is None and named:
+        raise DamagedPart(f"{part}: damaged results part (not named part-NUMBER[-SHA256].parquet)")
+    try:
+        data = part.read_bytes()
+    except OSError as exc:
+        raise DamagedPart(f"{part}: damaged results part ({exc.strerror or exc})") from None
+    if match is not None and match[2] is not None and hashlib.sha256(data).hexdigest() != match[2]:
+        raise DamagedPart(
+            f"{part}: damaged results part (its bytes changed since it was written: the SHA-256 "
+            "in its name does not match)"
+        )
+    try:
+        names = pq.read_schema(io.BytesIO(data)).names
+        missing = [c for c in (*_LABELS, *IDENTITY_COLUMNS) if c not in names]
+        if missing:
+            raise DamagedPart(f"{part}: damaged results part (no sweep's: no {missing[0]} column)")
+        return pq.read_table(io.BytesIO(data), columns=columns)
+    except (OSError, pa.ArrowException) as exc:
+        raise DamagedPart(f"{part}: damaged results part ({_first_line(exc)})") from None
+
+
+def _part_number(part: Path) -> int | None:
+    match = _PART.fullmatch(part.name)
+    return int(match[1]) if match is not None else None
 
 
 def result_rows(spec: RunSpec, outcome: RunOutcome, metrics: list[str] | None) -> list[dict]:
@@ -91,19 +134,33 @@ class ResultsStore:
         self._small: list[tuple[Path, pa.Table]] = []
 
     def parts(self) -> list[Path]:
-        """The finished part files, oldest first."""
-        return sorted(self.runs.glob("part-*.parquet")) if self.runs.is_dir() else []
+        """The finished part files, oldest first (parts of other names last)."""
+        if not self.runs.is_dir():
+            return []
+        found = [p for p in self.runs.glob("part-*.parquet") if not p.is_dir()]
+        return sorted(found, key=lambda p: (_part_number(p) is None, _part_number(p) or 0, p.name))
 
     def has_results(self) -> bool:
         return self.manifest_path.exists() or bool(self.parts())
 
     def manifest(self) -> dict | None:
+        """The manifest (None if there is none; a one-line :class:`BatchError` if it is not
+        one: not JSON, not a mapping, or a field of the wrong kind)."""
         try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as exc:
-            raise BatchError(f"{self.manifest_path}: cannot read ({exc})") from None
+        except (OSError, ValueError, RecursionError) as exc:
+            raise BatchError(f"{self.manifest_path}: cannot read ({_first_line(exc)})") from None
+        if not isinstance(data, dict):
+            kind = {list: "list", str: "string"}.get(type(data), "value")
+            raise BatchError(f"{self.manifest_path}: not a sweep manifest (a JSON {kind})")
+        for key in _MANIFEST_LISTS:
+            if not isinstance(data.get(key) or [], list):
+                raise BatchError(f"{self.manifest_path}: not a sweep manifest ({key} is no list)")
+        if not isinstance(data.get("scenario") or {}, dict):
+            raise BatchError(f"{self.manifest_path}: not a sweep manifest (scenario is no mapping)")
+        return data
 
     def write_manifest(self, data: dict) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -115,24 +172,19 @@ class ResultsStore:
         """The run ids already saved (:class:`BatchError` if a part cannot be read)."""
         ids: set[str] = set()
         for part in self.parts():
-            try:
-                table = pq.read_table(part, columns=["run_id"])
-            except (OSError, pa.ArrowException) as exc:
-                raise BatchError(f"{part}: damaged results part ({_first_line(exc)})") from None
-            ids.update(table.column("run_id").to_pylist())
+            ids.update(read_part(part, ["run_id"]).column("run_id").to_pylist())
         return ids
 
     def set_aside_damaged(self) -> list[Path]:
-        """Rename every part that Parquet cannot read (truncated by a crash or a full disk
-        after its rename, or damaged since) to ``*.parquet.damaged`` and return the new names:
-        its runs are then missing, and ``--resume`` runs them again (a run is a pure function
-        of its scenario and seed, so the rows come back the same)."""
+        """Rename every damaged part (:func:`read_part`: truncated by a crash or a full disk
+        after its rename, changed since, or no sweep's) to ``*.parquet.damaged`` and return the
+        new names: its runs are then missing, and ``--resume`` runs them again (a run is a pure
+        function of its scenario and seed, so the rows come back the same)."""
         damaged = []
         for part in self.parts():
             try:
-                pq.read_metadata(part)
-                pq.read_table(part, columns=["run_id"])
-            except (OSError, pa.ArrowException):
+                read_part(part, ["run_id"])
+            except DamagedPart:
                 target = part.with_name(part.name + ".damaged")
                 os.replace(part, target)
                 damaged.append(target)
@@ -143,15 +195,18 @@ class ResultsStore:
         self.runs.mkdir(parents=True, exist_ok=True)
         for tmp in self.runs.glob("*.tmp"):
             tmp.unlink(missing_ok=True)
-        numbers = [int(p.stem.split("-")[1]) for p in self.parts()]
+        numbers = [n for p in self.parts() if (n := _part_number(p)) is not None]
         self._next = max(numbers, default=0) + 1
         self._small = []
 
     def _write(self, table: pa.Table) -> Path:
-        path = self.runs / f"part-{self._next:06d}.parquet"
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer)
+        data = buffer.getvalue()
+        path = self.runs / f"part-{self._next:06d}-{hashlib.sha256(data).hexdigest()}.parquet"
         self._next += 1
         tmp = path.with_name(path.name + ".tmp")
-        pq.write_table(table, tmp)
+        tmp.write_bytes(data)
         os.replace(tmp, path)
         return path
 
@@ -230,10 +285,10 @@ def load_results(path: str | Path) -> pd.DataFrame:
     tables = []
     for part in parts:
         try:
-            tables.append(pq.read_table(part))
-        except (OSError, pa.ArrowException) as exc:
+            tables.append(read_part(part, named=not path.is_file()))
+        except DamagedPart as exc:
             hint = "" if path.is_file() else "; gridmarket sweep --resume runs its runs again"
-            raise BatchError(f"{part}: damaged results part ({_first_line(exc)}){hint}") from None
+            raise DamagedPart(f"{exc}{hint}") from None
     frame = _concat(tables).to_pandas()
     keys = ["run_id", "table", "provider"] if "table" in frame else ["run_id", "provider"]
     frame = frame.drop_duplicates(keys, ignore_index=True)

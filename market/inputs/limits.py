@@ -1,17 +1,25 @@
-"""Limits that keep a valid scenario's run bounded: every number finite, and no setting that
-makes a run take endless samples or events.
+"""Limits that keep a valid scenario's run bounded: every number finite and at most
+:data:`MAX_MAGNITUDE` in size (seeds aside: a product of two such numbers is still exact enough
+and far from overflowing), text free of control characters and lone surrogates
+(:func:`first_bad_value`), and no setting that makes a run take endless samples or events.
 
 The bounds are relative to the run. The expected horizon of an all-synthetic scenario is the
 longest client's arrival span plus all the work over the total capacity; over it a run may take
 at most :data:`MAX_SAMPLES` samples and each varying pool :data:`MAX_EVENTS` availability draws
 and expected outages. With a trace the horizon is known only once it is read, so
-:data:`MIN_STEP` (one second) bounds the sample interval and the period. ``jobs`` <=
-:data:`MAX_JOBS` per client; a seed is in [0, :data:`MAX_SEED`].
+:data:`MIN_STEP` (one second) bounds the sample interval and the period. Counts are checked before
+anything
+is built: ``jobs`` <= :data:`MAX_JOBS` per client and per run; a trace at most
+:data:`MAX_TRACE_RECORDS` lines and :data:`MAX_TRACE_BYTES` bytes decompressed, lines at most
+:data:`MAX_LINE_CHARS` characters; at most :data:`MAX_PROCESSORS` processors per pool or machine;
+a seed is in [0, :data:`MAX_SEED`].
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+import unicodedata
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from market.inputs.scenario import Scenario
@@ -19,8 +27,67 @@ if TYPE_CHECKING:
 MAX_SAMPLES = 1_000_000  # time-series samples over the expected horizon
 MAX_EVENTS = 1_000_000  # availability draws, and expected outages, per pool over the horizon
 MIN_STEP = 1 / 3600  # hours: one second, the floor when the horizon is unknown (traces)
-MAX_JOBS = 1_000_000  # jobs a synthetic client submits
+MAX_JOBS = 1_000_000  # jobs a client submits, and all clients of a run together
+MAX_TRACE_RECORDS = 1_000_000  # data lines of a trace file (the archive's largest logs: ~10^6)
+MAX_TRACE_BYTES = 200_000_000  # a trace file's text, decompressed (a record is ~100 bytes)
+MAX_LINE_CHARS = 4096  # characters on one line of a trace file (a record has ~100)
 MAX_SEED = 2**63 - 1  # seeds are stored as signed 64-bit integers
+MAX_MAGNITUDE = 1e12  # the largest number (in size) a scenario may hold, seeds aside
+_SEEDS = frozenset({"seed", "base_seed"})
+_LINES_ALLOWED = frozenset({"description"})  # text fields that may hold line breaks
+
+
+def first_bad_value(data: Any) -> tuple[str, str] | None:
+    """``(dotted path, why)`` of the first value of ``data`` (plain nested mappings and lists)
+    that no scenario may hold, or None: a number that is infinite, NaN or larger in size than
+    :data:`MAX_MAGNITUDE` (under a key other than a seed's), or text (a key or a value) with a
+    control character (a line break is allowed in a ``description``) or a lone surrogate."""
+    stack: list[tuple[tuple[str, ...], Any]] = [((), data)]
+    while stack:
+        path, value = stack.pop()
+        where = ".".join(path)
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | float):
+            if path and path[-1] in _SEEDS:
+                continue
+            if isinstance(value, float) and not math.isfinite(value):
+                return where, f"must be a finite number, not {value}"
+            if abs(value) > MAX_MAGNITUDE:
+                shown = f"{value:.6g}" if isinstance(value, float) else f"{float(value):.6g}"
+                return where, f"{shown} is larger than {MAX_MAGNITUDE:g}, the most a number may be"
+            continue
+        if isinstance(value, str):
+            why = _bad_text(value, bool(path) and path[-1] in _LINES_ALLOWED)
+            if why is not None:
+                return where, why
+            continue
+        if isinstance(value, dict):
+            items = list(value.items())
+        elif isinstance(value, list | tuple):
+            items = list(enumerate(value))
+        else:
+            continue
+        for key, item in reversed(items):  # (popped in order)
+            if isinstance(key, str) and (why := _bad_text(key, False)) is not None:
+                return ".".join((*path, "?")), f"a key {why.removeprefix('text ')}"
+            stack.append(((*path, str(key)), item))
+    return None
+
+
+def _bad_text(text: str, lines: bool) -> str | None:
+    """Why ``text`` cannot be in a scenario, or None."""
+    for char in text:
+        if char.isprintable() or char == " ":
+            continue
+        if char == "\t" or (lines and char in "\r\n"):
+            continue
+        category = unicodedata.category(char)
+        if category == "Cs":
+            return f"text with a lone surrogate (U+{ord(char):04X}): not valid Unicode"
+        if category == "Cc":
+            return f"text with a control character (U+{ord(char):04X})"
+    return None
 
 
 def expected_horizon(scenario: Scenario) -> float | None:
@@ -35,6 +102,30 @@ def expected_horizon(scenario: Scenario) -> float | None:
         work += workload.jobs * workload.mean_work
     capacity = sum(rp.capacity for rp in scenario.resource_providers)
     return max(spans) + work / capacity
+
+
+def too_many_jobs(scenario: Scenario) -> str | None:
+    """Why ``scenario``'s synthetic workloads (clients' and brokers') hold more than
+    :data:`MAX_JOBS` jobs in all, or None (trace jobs are counted when the trace is read)."""
+    workloads = [client.workload for client in scenario.clients]
+    workloads += [broker.workload for site in scenario.batch_sites for broker in site.brokers]
+    total = sum(w.jobs for w in workloads if w.kind == "profit")
+    if total > MAX_JOBS:
+        return f"clients: {total:,} jobs in all, more than the {MAX_JOBS:,} a run may have"
+    return None
+
+
+def check_run_jobs(count: int, before: int, source: str, hint: str = "") -> None:
+    """Raise a one-line :class:`~market.core.errors.ScenarioError` if ``count`` jobs from
+    ``source``, after ``before`` jobs of the clients before it, make more than :data:`MAX_JOBS`
+    (called before they are built)."""
+    if count > MAX_JOBS or before + count > MAX_JOBS:
+        from market.core.errors import ScenarioError
+
+        more = f" (with the {before:,} of the clients before it)" if before else ""
+        raise ScenarioError(
+            f"{source}: {count:,} jobs{more} make more than the {MAX_JOBS:,} a run may have{hint}"
+        )
 
 
 def unbounded_setting(scenario: Scenario) -> str | None:

@@ -1,19 +1,13 @@
 """Scenarios: everything a run needs, read from a YAML file and validated.
 
 A scenario names the resource providers (capacity, price), the service providers (scheduler,
-admission policy, which resource provider they rent from), and the clients (workload, offer
-rule). ``variants`` names alternatives run side by side with the same seed, and so on the same
-job stream (the papers' way of comparing policies); each is a set of overrides in the same
-``dotted.path=value`` form as the CLI's ``--set``.
-
-Every error is one line that names the file and the field, e.g.
-``scenarios/x.yaml: clients.0.workload.mean_interarrival: must be greater than 0``.
-
-Beyond each field's own range, a scenario is refused when any number in it is infinite or NaN,
-when two agents (clients, service and resource providers alike) share a name, when price
-changes are not in increasing time order, or when a setting would make the run take endless
-samples or events (:mod:`market.inputs.limits` has the bounds). Files are found on the search path
-of
+admission policy, resource provider) and the clients (workload, offer rule). ``variants`` are
+alternatives run side by side with the same seed, so on the same job stream (the papers' way of
+comparing policies), each a set of ``dotted.path=value`` overrides like the CLI's ``--set``.
+Every error is one line naming the file and the field. Beyond each field's range, a scenario is
+refused for an infinite or NaN number, two agents sharing a name, price changes out of time
+order, or a setting that would make the run endless (:mod:`market.inputs.limits`;
+docs/guide/scenarios.md). Files are found on the search path of
 :mod:`market.inputs.scenario_files` (``profit/default`` names a shipped scenario).
 """
 
@@ -23,7 +17,6 @@ import itertools
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from market.core.errors import ScenarioError
@@ -339,9 +332,16 @@ def parse_overrides(items: list[str], source: str = "--set") -> dict[str, Any]:
     for item in items:
         path, sep, raw = item.partition("=")
         if not sep or not path.strip():
-            raise ScenarioError(f"{source}: {item!r} is not of the form key=value")
+            raise ScenarioError(f"{source}: {_short(item)} is not of the form key=value")
         try:
-            overrides[path.strip()] = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError:
-            raise ScenarioError(f"{source}: {path.strip()}: cannot read value {raw!r}") from None
+            overrides[path.strip()] = (
+                parse_yaml(raw, f"{source}: {path.strip()}") if raw.strip() else ""
+            )
+        except ScenarioFileError as exc:
+            raise ScenarioError(str(exc)) from None
     return overrides
+
+
+def _short(text: str, most: int = 60) -> str:
+    """``text`` quoted, cut to ``most`` characters (a message stays one short line)."""
+    return repr(text) if len(text) <= most else repr(text[:most]) + "..."

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from market.core.errors import first_non_finite
 from market.inputs import limits
 
 if TYPE_CHECKING:
@@ -27,10 +26,11 @@ def has_participants(s: Scenario) -> None:
 
 
 def finite_numbers(s: Scenario) -> None:
-    """No infinite or NaN number anywhere."""
-    bad = first_non_finite(s.model_dump(mode="python"))
+    """No infinite, NaN or out-of-range number and no unreadable text anywhere
+    (:func:`market.inputs.limits.first_bad_value`)."""
+    bad = limits.first_bad_value(s.model_dump(mode="python"))
     if bad is not None:
-        raise ValueError(f"{bad[0]}: must be a finite number, not {bad[1]}")
+        raise ValueError(f"{bad[0]}: {bad[1]}" if bad[0] else bad[1])
 
 
 def unique_names(s: Scenario) -> None:
@@ -111,7 +111,7 @@ def clients_name_providers(s: Scenario) -> None:
 
 def bounded(s: Scenario) -> None:
     """No setting makes the run take endless samples or events (:mod:`market.inputs.limits`)."""
-    unbounded = limits.unbounded_setting(s)
+    unbounded = limits.too_many_jobs(s) or limits.unbounded_setting(s)
     if unbounded is not None:
         raise ValueError(unbounded)
 

@@ -5,7 +5,8 @@ scenarios (:func:`shipped_dir`: ``market/scenarios`` in a wheel, the checkout's 
 from source), each as given and with ``.yaml`` added; :func:`scenario_dirs` lists the folders
 that exist. :func:`read_text` reads only a regular file (never a FIFO or device) of at most
 :data:`MAX_BYTES` of UTF-8. :func:`parse_yaml` is YAML's safe loader, plus: a key given twice in
-one mapping is an error, and aliases expanding to more than :data:`MAX_NODES` values are refused.
+one mapping is an error; aliases expanding to more than :data:`MAX_NODES` values, nesting deeper
+than :data:`MAX_DEPTH`, integers Python cannot hold and control characters are refused.
 Errors are one-line :class:`ScenarioFileError` naming the file, never its contents.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,9 @@ MAX_BYTES = 4 * 1024 * 1024
 #: The most values (mapping, list and scalar nodes) a scenario document may hold once its
 #: aliases are expanded.
 MAX_NODES = 1_000_000
+
+#: The deepest a scenario document may nest (a scenario nests about six levels).
+MAX_DEPTH = 64
 
 SUFFIX = ".yaml"
 
@@ -73,19 +78,34 @@ def candidates(name: str | Path) -> list[Path]:
     return out
 
 
+def _exists(path: Path, regular: bool) -> bool:
+    """Whether ``path`` is a regular file (or exists at all): False for a path the system cannot
+    even look up (too long, a NUL byte)."""
+    try:
+        return path.is_file() if regular else path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def resolve(name: str | Path) -> Path:
     """The scenario file ``name`` stands for (see the search path above)."""
     tried = candidates(name)
     for path in tried:
-        if path.is_file():
+        if _exists(path, True):
             return path
     for path in tried:
-        if path.exists():  # a directory, a FIFO...: read_text says what is wrong with it
+        if _exists(path, False):  # a directory, a FIFO...: read_text says what is wrong with it
             return path
     where = ", ".join(str(d) for d in scenario_dirs()) or "no scenario folder"
     raise ScenarioFileError(
-        f"{name}: no such scenario file (looked for it as a path and in {where})"
+        f"{shown(name)}: no such scenario file (looked for it as a path and in {where})"
     )
+
+
+def shown(name: str | Path, most: int = 200) -> str:
+    """``name`` for a message: as it is, or cut with its length when longer than ``most``."""
+    text = str(name)
+    return text if len(text) <= most else f"{text[: most // 2]}... ({len(text):,} characters)"
 
 
 def list_files(root: Path) -> list[tuple[str, Path]]:
@@ -108,9 +128,9 @@ def read_text(path: str | Path, limit: int = MAX_BYTES) -> str:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        raise ScenarioFileError(f"{path}: no such scenario file") from None
-    except OSError as exc:
-        raise ScenarioFileError(f"{path}: cannot read ({exc.strerror})") from None
+        raise ScenarioFileError(f"{shown(path)}: no such scenario file") from None
+    except (OSError, ValueError) as exc:  # (a NUL byte in the name is a ValueError)
+        raise ScenarioFileError(f"{shown(path)}: cannot read ({_reason(exc)})") from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -140,8 +160,24 @@ def decode(data: bytes, source: str) -> str:
         ) from None
 
 
+def _reason(exc: Exception) -> str:
+    return getattr(exc, "strerror", None) or str(exc).splitlines()[0]
+
+
 class _Loader(yaml.SafeLoader):
-    """YAML's safe loader that refuses a key given twice in one mapping."""
+    """YAML's safe loader that refuses a key given twice in one mapping, and says where a value
+    cannot be built (an integer of more than 4,300 digits) instead of raising a bare error."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except ValueError as exc:  # (YAML's own errors are not ValueErrors)
+            text = str(exc)
+            if "integer string conversion" in text:
+                text = f"a number of more than {sys.get_int_max_str_digits():,} digits"
+            raise yaml.constructor.ConstructorError(
+                None, None, text.splitlines()[0], node.start_mark
+            ) from None
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -161,9 +197,10 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def _expanded_size(root: yaml.Node, limit: int) -> int:
+def _expanded_size(root: yaml.Node, limit: int, depth: int = MAX_DEPTH) -> int:
     """How many nodes the document holds with every alias expanded (``limit + 1`` when it is
-    more, or when an alias refers to a node that contains it)."""
+    more, when an alias refers to a node that contains it, or when it nests deeper than
+    ``depth``)."""
     sizes: dict[int, int] = {}
     open_nodes: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
@@ -173,6 +210,8 @@ def _expanded_size(root: yaml.Node, limit: int) -> int:
         if isinstance(node, yaml.ScalarNode):
             sizes[key] = 1
             continue
+        if len(open_nodes) > depth:
+            return limit + 1
         children = (
             [n for pair in node.value for n in pair]
             if isinstance(node, yaml.MappingNode)
@@ -193,14 +232,23 @@ def _expanded_size(root: yaml.Node, limit: int) -> int:
 def parse_yaml(text: str, source: str) -> Any:
     """The data of a YAML document, or a one-line :class:`ScenarioFileError` naming ``source``
     and the line."""
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:  # a control character or a NUL byte
+        line = text.count("\n", 0, exc.position) + 1
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        raise ScenarioFileError(
+            f"{source}: line {line}: unacceptable character #x{code:04x} (control characters, "
+            "NUL bytes and lone surrogates are not text)"
+        ) from None
     try:
         node = loader.get_single_node()
         if node is None:
             return None
         if _expanded_size(node, MAX_NODES) > MAX_NODES:
             raise ScenarioFileError(
-                f"{source}: more than {MAX_NODES:,} values once its aliases are expanded"
+                f"{source}: more than {MAX_NODES:,} values once its aliases are expanded, or "
+                f"nested more than {MAX_DEPTH} deep"
             )
         return loader.construct_document(node)
     except yaml.YAMLError as exc:

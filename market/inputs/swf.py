@@ -1,6 +1,9 @@
 """Reading and writing traces in the Standard Workload Format (SWF) of the Parallel Workloads
 Archive: a header of ``;`` comment lines and one line of 18 numbers per job (:data:`FIELDS`),
-``-1`` unknown, times in seconds.
+``-1`` unknown, times in seconds. Read within bounds (:mod:`market.inputs.trace_file`: size once
+decompressed, line length, NUL bytes, damaged gzip; at most
+:data:`~market.inputs.limits.MAX_TRACE_RECORDS` data lines); a line of more or fewer than 18
+fields is an error naming it, never a silent shift.
 
 :func:`read_swf` reads a file (gzip or plain, by its magic bytes) into a :class:`SwfTrace`: the
 header, its raw lines and the records as 18 float columns, ``NaN`` for unknown; pandas' C parser
@@ -19,7 +22,6 @@ import io
 import math
 import os
 import re
-import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +30,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from market.inputs.limits import MAX_TRACE_RECORDS
+from market.inputs.trace_file import SwfError, read_lines
 from market.inputs.trace_selection import DropReport, SelectionRules, TooWideError, select_records
+
+__all__ = ["FIELDS", "SwfError", "SwfTrace", "parse_header", "read_swf", "write_swf"]
 
 #: The 18 SWF fields, in file order (SWF v2.2 field names, shortened).
 FIELDS: tuple[str, ...] = (
@@ -66,11 +72,6 @@ _WHOLE_AT = [FIELDS.index(f) for f in WHOLE_FIELDS]
 
 _KEY_LINE = re.compile(r"^;\s?([A-Za-z][A-Za-z0-9_]*)\s*:\s?(.*)$")
 _LEADING_INT = re.compile(r"^\s*([+-]?\d+)")
-
-
-class SwfError(ValueError):
-    """A trace that cannot be read; the message is one line, ``"FILE:LINE: message"`` for a
-    malformed line."""
 
 
 @dataclass(slots=True)
@@ -131,28 +132,6 @@ class SwfTrace:
 
 
 # -- reading --------------------------------------------------------------------------------------
-def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise SwfError(f"{path}: no such trace file") from None
-    except OSError as exc:
-        raise SwfError(f"{path}: cannot read ({exc.strerror})") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise SwfError(f"{path}: not a valid gzip file ({exc})") from None
-    nul = raw.find(b"\x00")
-    if nul >= 0:
-        line = raw.count(b"\n", 0, nul) + 1
-        raise SwfError(f"{path}:{line}: not an SWF text file (a NUL byte: UTF-16 or binary?)")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")  # old headers are not always UTF-8; data lines are ASCII
-
-
 def parse_header(comments: Iterable[str]) -> dict[str, Any]:
     """``{key: value}`` from header lines (without their ``;``), as in :attr:`SwfTrace.header`."""
     header: dict[str, Any] = {}
@@ -193,7 +172,7 @@ def read_swf(path: str | os.PathLike[str], *, skip_bad: bool = False) -> SwfTrac
     and counted in :attr:`SwfTrace.malformed`.
     """
     path = Path(path)
-    lines = _read_text(path).replace("\r\n", "\n").split("\n")
+    lines = read_lines(path)
     comments: list[str] = []
     data_at: list[int] = []
     for i, line in enumerate(lines):
@@ -204,6 +183,11 @@ def read_swf(path: str | os.PathLike[str], *, skip_bad: bool = False) -> SwfTrac
             comments.append(stripped[1:])
         else:
             data_at.append(i)
+    if len(data_at) > MAX_TRACE_RECORDS:
+        raise SwfError(
+            f"{path}: {len(data_at):,} records, more than the {MAX_TRACE_RECORDS:,} a trace may "
+            "hold (market.inputs.limits)"
+        )
     header = parse_header(comments)
     records = _parse_fast([lines[i] for i in data_at])
     malformed = 0
@@ -233,6 +217,8 @@ def _parse_fast(data: list[str]) -> pd.DataFrame | None:
         )
     except (ValueError, pd.errors.ParserError):
         return None
+    if not isinstance(frame.index, pd.RangeIndex):  # lines of more than 18 fields: the extra
+        return None  # leading ones became the index; the slow parse names the first such line
     values = frame.to_numpy()
     # A short line fills with NaN; "inf" parses but is not a number of a record.
     if len(frame) != len(data) or not np.isfinite(values).all():

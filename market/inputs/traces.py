@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from market.inputs.scenario_files import shown
 from market.inputs.swf import SwfError, read_swf
 from market.inputs.trace_selection import DropReport, SelectionRules
 
@@ -74,13 +75,17 @@ def resolve_trace(name: str | os.PathLike[str], scenario_dir: str | os.PathLike[
     if not name.is_absolute():
         candidates += [d / name for d in trace_dirs(scenario_dir)]
     for candidate in candidates:
-        for path in (candidate, candidate.with_name(candidate.name + ".gz")):
-            if path.is_file():
-                return path
-    where = ", ".join(os.path.abspath(c.parent) for c in candidates)
+        for path in (candidate, Path(f"{candidate}.gz")):
+            try:
+                if path.is_file():
+                    return path
+            except (OSError, ValueError):  # too long for the system, or a NUL byte
+                continue
+    where = ", ".join(shown(os.path.abspath(c.parent)) for c in candidates)
     raise TraceNotFoundError(
-        f"trace {str(name)!r} not found (looked in: {where}); download it from the Parallel "
-        f"Workloads Archive ({ARCHIVE_URL}) into one of these directories or set {TRACES_ENV}"
+        f"trace {shown(repr(str(name)))} not found (looked in: {where}); download it from the "
+        f"Parallel Workloads Archive ({ARCHIVE_URL}) into one of these directories or set "
+        f"{TRACES_ENV}"
     )
 
 

@@ -1,33 +1,15 @@
-"""Which columns a run's tables show: the kind of market, decided from the run itself, and the
-registry's entries (:mod:`market.results.metrics`) that a run of that kind shows.
+"""Which columns a run's tables show: the kind of market, decided from the run itself
+(:class:`RunKind`), and the registry's entries (:mod:`market.results.metrics`) that kind shows.
 
-The summary of a run has every metric for every provider; the run table of ``gridmarket run`` and
-the dashboard's monitors show those whose ``shown`` predicate holds for the run's
-:class:`RunKind` and that have a value in some row:
-
-- **money** only where money moves: revenue where some provider was paid; rent, profit, profit/h
-  and realised % where some provider paid rent (without rent, profit is the revenue). A free pool
-  serving jobs without payments (the QoPS paper's runs) has no money column, and shows the
-  bounded slowdown instead; the VQoPS paper's priced jobs on a free pool have revenue only;
-- **QoS** (unadmitted % of jobs and of work, deadlines missed, fulfilled %, slowdowns) where jobs
-  had deadlines: some provider has a fulfilled % or missed one. Then "unadmitted %" replaces
-  "accepted %";
-- **job classes** (the VQoPS paper's urgent and normal jobs admitted, revenue gain over QoPS)
-  where the workload has the classes;
-- **market** columns (share of the jobs placed, mean markup, win rate) where more than one
-  service provider competes.
-
-**Realised %** is shown only where it means something: the prediction is positive (a share of a
-loss or of nothing is not a share) and the admission policy acted on it. ``accept_all`` admits
-whatever the prediction, so its jobs' predictions can sum to almost zero and the share explodes;
-its cell is ``-``, as are cells where the prediction is <= 0. The data keep the raw value.
-
-The **site table** (``RunResult.sites``) has a row per batch site, VARQ user and site broker and
-shows every registered ``sites`` figure some row has. The **market table**
-(``RunResult.market``) follows the run table where its rows say more than the provider rows:
-some run has more than one agent of a kind or a provider prices other than by ``utility``. Its
-columns are those with a non-zero number in some row, one flow of money each, so the market row
-reads welfare = surplus + profit + rent with each share beside it.
+The summary has every metric; the run table and the dashboard's monitors show those whose
+``shown`` predicate holds for the run's kind and that have a value in some row: money only where
+money moves (revenue where a provider was paid; rent, profit and realised % where rent was paid),
+QoS where jobs had deadlines, the VQoPS job classes where the workload has them, market columns
+where providers compete. Our choice: realised % is ``-`` where the prediction is <= 0 and for
+``accept_all`` (a share of nothing is not a share; the data keep the raw value). The site table
+shows every ``sites`` figure some row has; the market table follows where some run has several
+agents of a kind or a provider prices other than by ``utility``, with the columns that have a
+non-zero number (docs/guide/command-line.md).
 """
 
 from __future__ import annotations

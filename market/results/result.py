@@ -1,21 +1,13 @@
 """RunResult: what a finished run hands back, as pandas frames.
 
-- ``summary``: one row per service provider with every metric of
-  :mod:`market.results.provider_metrics`.
-- ``sites``: one row per batch site, VARQ user and site broker, with the figures the site agents
-  report (:mod:`market.results.metrics.sites`); empty without batch sites.
-- ``timeseries``: per service provider, sampled every ``sample_interval`` hours (profit, profit
-  rate, utilization, queue length, ...).
-- ``jobs``: one row per (job, provider it was offered to): the admission decision with its reason
-  and prediction, and what happened (shape, start, end, price paid, rent, profit).
-- ``ledger``: every transfer of money.
-- ``market``: one row per service provider, client and resource provider and one for the whole
-  market: shares, surplus, declined jobs, rent revenue, utilization and total welfare
-  (:mod:`market.results.market_metrics`).
-
-The per-job table's market columns: ``pool`` (the resource provider the job was planned on),
-``price`` (the quoted price; NaN: the job's utility), ``promised_end``, ``quote_markup`` and
-``surplus`` (the client's utility at completion minus what it paid).
+``summary`` (one row per service provider, every metric of
+:mod:`market.results.provider_metrics`), ``sites`` (per batch site, VARQ user and site broker;
+empty without batch sites), ``timeseries`` (per service provider every ``sample_interval``
+hours), ``jobs`` (one row per job and provider it was offered to: the admission decision, its
+reason and prediction, what happened, and the market columns ``pool``, ``price`` (NaN: the job's
+utility), ``promised_end``, ``quote_markup`` and ``surplus``), ``ledger`` (every transfer of
+money) and ``market`` (per service provider, client, resource provider and the whole market:
+:mod:`market.results.market_metrics`). See docs/architecture.md and docs/papers/market.md.
 """
 
 from __future__ import annotations

@@ -1,32 +1,15 @@
 """The clock: every event-loop trick of the simulation, in one place, behind one switch.
 
-Agents schedule their events through the :class:`Clock` of their model instead of calling
-Mesa directly where a trick applies. With ``fast=True`` (the default) the clock
-
-- runs work meant for the *end of an instant* at once when nothing else is scheduled at that
-  instant (:meth:`Clock.at_end_of_instant`), instead of in a low-priority event;
-- keeps one Mesa event per time that becomes a provider's earliest completion
-  (:class:`Completions`), so that Mesa's heap (ordered by a Python ``__lt__``) stays small;
-- builds the Mesa :class:`~mesa.time.Event` of an agent's bound method itself (keeping one callable
-per method) and
-  pushes it on Mesa's heap (:meth:`Clock.at`): the same event, with the same place in Mesa's
-  order (its id from Mesa's counter), without ``schedule_event``'s checks and its two weak
-  references per event (README, Benchmarks). Anything else, and any Mesa whose events are not
-  built as this module expects, goes through ``schedule_event``;
-- reads the model's time where Mesa keeps it (:attr:`Clock.now`), not through Mesa's observable
-  ``time`` descriptor (a Python call per read);
-- lets callers reuse work between plans made at one instant (read by the planner: ``fast``).
-
-Whatever ``fast`` says, times can be *exact*: with ``ticks_per_hour`` (3600 for a trace, whose
-times are whole seconds) every time an agent derives (a completion, a lease's end, a wake-up) is
-snapped to the tick grid by :meth:`Clock.snap`, so two events in the same second are one instant
-whatever the float sums that made them (``k / 3600`` is one float for each whole second ``k``).
-
-With ``fast=False`` every such piece of work is an ordinary Mesa event (one per completion, a
-low-priority event for the end of an instant) and nothing is reused: the plain reading of the
-model, against which the equivalence tests check that the tricks change no decision. The
-cyclic garbage collector is paused while a model is built and run in both modes (it changes no
-number). This is the only module that reads Mesa's private attributes.
+Agents schedule through their model's :class:`Clock` where a trick applies. With ``fast=True``
+(the default) it runs end-of-instant work at once when nothing else is due at that instant
+(:meth:`Clock.at_end_of_instant`), keeps one Mesa event per provider's earliest completion
+(:class:`Completions`), pushes a bound method's Mesa ``Event`` on Mesa's heap itself
+(:meth:`Clock.at`; anything else goes through ``schedule_event``), reads the time where Mesa
+keeps it (:attr:`Clock.now`) and lets the planner reuse work. With ``fast=False`` each is an
+ordinary Mesa event and nothing is reused: the plain model, against which the equivalence tests
+check the tricks. Either way, with ``ticks_per_hour`` :meth:`Clock.snap` puts derived times on
+the tick grid, so events in one second are one instant. The only module reading Mesa's private
+attributes (docs/architecture.md).
 """
 
 from __future__ import annotations

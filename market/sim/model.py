@@ -1,19 +1,13 @@
 """GridMarket: the Mesa model of a compute market.
 
 Clients submit jobs to service providers, which rent processors from resource providers (Popovici
-& Wilkes SC'05 §1, Figure 1). The model is a pure discrete-event simulation on Mesa's event API:
-no fixed ticks, just arrivals, job starts and completions, scheduled through the model's
-:class:`~market.sim.clock.Clock` (which holds every event-loop trick, switched off by
-``fast=False``).
-:meth:`GridMarket.run` advances time with ``run_until`` one ``sample_interval`` at a time,
-sampling the time series after each, until every job is done.
-
-``model.spec`` is the market's :class:`~market.inputs.scenario.Scenario` (what to simulate);
-``model.scenario`` is Mesa's own record of the run (its random generator), as in every Mesa model.
-
-A run is a pure function of (scenario, seed): all randomness comes from ``model.rng``, and each
-client draws its jobs from its own child generator, so that adding a service provider or changing
-a policy leaves the job stream unchanged.
+& Wilkes SC'05 §1, Figure 1). A pure discrete-event simulation on Mesa's event API: no fixed
+ticks, just arrivals, starts and completions, scheduled through the model's
+:class:`~market.sim.clock.Clock` (every event-loop trick, off with ``fast=False``).
+:meth:`GridMarket.run` advances one ``sample_interval`` at a time until every participant is done.
+``model.spec`` is the :class:`~market.inputs.scenario.Scenario`; a run is a pure function of
+(scenario, seed): all randomness comes from ``model.rng``, each client drawing from its own child
+generator, so adding a provider or changing a policy leaves the job stream unchanged.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from dash._utils import to_json
 
 from dashboards.app import DEFAULT_SCENARIO
 from dashboards.callbacks import Callbacks
-from dashboards.registry import Registry
 from dashboards.setup import Setup
+from dashboards.tab_sessions import TabSessions
 from dashboards.views import GRAPHS, display_stride, shown_graphs
 
 SID = "bench-session"
@@ -44,7 +44,7 @@ def _filled_callbacks() -> tuple[Callbacks, dict]:
     series hold 10,000 points (sampled every 0.01 h up to t = 100 h), playing at 2 h/s; and the
     cursor of a browser that has every point."""
     setup = Setup(str(DEFAULT_SCENARIO), ("FirstProfit", "LJF", "SJF"), params=(("jobs", 3000),))
-    callbacks = Callbacks(Registry(lambda: setup), [])
+    callbacks = Callbacks(TabSessions(lambda: setup), [])
     with callbacks.registry.use(SID) as session:
         session.sample_interval = 100.0 / (POINTS - 1)
         session.advance_to(100.0)

@@ -1,4 +1,4 @@
-"""Benchmark: the paper views' page updates (dashboards/vqops.py, dashboards/libra.py) on
+"""Benchmark: the VQoPS and Libra pages' updates (dashboards/vqops.py, dashboards/libra.py) on
 SDSC-SP2 subsets: each update simulates ``speed`` hours of every run (as one second of a
 playing page does) and redraws everything; the mean and largest simulate and draw CPU times per
 update go to ``extra_info``. A page keeps up while an update takes under a second. Skipped by
@@ -11,7 +11,8 @@ import time
 import numpy as np
 import pytest
 
-from dashboards import libra, vqops
+from dashboards import libra, served_scenarios, vqops
+from dashboards.setup import Setup
 from market.inputs.traces import TraceNotFoundError, resolve_trace
 from tests.conftest import ROOT
 
@@ -23,8 +24,9 @@ CASES = {
 
 
 def page_updates(view, folder: str, overrides: dict, speed: float) -> dict[str, float]:
-    app = view.create_app(ROOT / "scenarios" / folder / "sdsc.yaml", overrides, speed)
-    session = app.gridmarket_session
+    path = str(ROOT / "scenarios" / folder / "sdsc.yaml")
+    served_scenarios.allow(path)
+    session = view.PAGE.new_session("bench", Setup.default(path, view.DEFAULTS | overrides))
     sim, draw = [], []
     while not session.finished:
         t0 = time.process_time()

@@ -2,23 +2,48 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 from pathlib import Path
 
 import pytest
 import yaml
 
-from dashboards import scenario_files
+from dashboards import served_scenarios
 from dashboards.app import DEFAULT_SCENARIO
 from dashboards.callbacks import Callbacks
-from dashboards.registry import Registry
 from dashboards.session import Session
 from dashboards.setup import Setup
+from dashboards.tab_sessions import TabSessions
 from market.inputs.scenario import load
 from tests.conftest import ROOT, synthetic_swf
 
 DEFAULT = str(DEFAULT_SCENARIO)
 SID = "tab-aaaaaaaa"
 OTHER = "tab-bbbbbbbb"
+_SERVED: list[Path] = []  # the trace folder the dashboard serves in these tests
+_NAMES = itertools.count()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def served_traces(tmp_path_factory):
+    """A trace folder the dashboard serves (on ``$GRIDMARKET_TRACES``): a scenario the dashboard
+    runs may name only traces of its trace and scenario folders."""
+    folder = tmp_path_factory.mktemp("served-traces")
+    old = os.environ.get("GRIDMARKET_TRACES")
+    os.environ["GRIDMARKET_TRACES"] = os.pathsep.join(filter(None, [str(folder), old]))
+    _SERVED.append(folder)
+    yield folder
+    _SERVED.remove(folder)
+    if old is None:
+        del os.environ["GRIDMARKET_TRACES"]
+    else:
+        os.environ["GRIDMARKET_TRACES"] = old
+
+
+def served_swf(**kw) -> Path:
+    """A synthetic SWF trace (tests.conftest.synthetic_swf) in the served trace folder."""
+    return synthetic_swf(_SERVED[-1] / f"t{next(_NAMES)}.swf", **kw)
 
 
 def small(policies=("FirstProfit", "LJF", "SJF"), jobs=30, **kw) -> Setup:
@@ -30,14 +55,14 @@ def small(policies=("FirstProfit", "LJF", "SJF"), jobs=30, **kw) -> Setup:
 def qops_file(folder: Path, name: str = "sdsc_load", jobs: int = 60) -> str:
     """``scenarios/qops/<name>.yaml`` on a synthetic 16-processor trace of ``jobs`` jobs,
     sampled every hour, written to ``folder`` and allowed in the dashboard (no trace needed)."""
-    trace = synthetic_swf(folder / "t.swf", n=jobs, procs=16, max_gap=300)
+    trace = served_swf(n=jobs, procs=16, max_gap=300)
     scenario = load(ROOT / f"scenarios/qops/{name}.yaml").with_overrides(
         {"clients.0.workload.trace": str(trace), "resource_providers.0.capacity": 16,
          "clients.0.workload.first_jobs": jobs, "sample_interval": 1.0}
     )  # fmt: skip
     path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(scenario.model_dump(mode="json", exclude_none=True)))
-    scenario_files.allow(str(path))
+    served_scenarios.allow(str(path))
     return str(path)
 
 
@@ -47,8 +72,8 @@ def session() -> Session:
 
 
 @pytest.fixture
-def registry() -> Registry:
-    return Registry(lambda: small())
+def registry() -> TabSessions:
+    return TabSessions(lambda: small())
 
 
 @pytest.fixture

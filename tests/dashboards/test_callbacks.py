@@ -14,7 +14,7 @@ import pytest
 from dash import no_update
 from dash.exceptions import PreventUpdate
 
-from dashboards import scenario_files, views
+from dashboards import live_page, served_scenarios, views
 from dashboards.__main__ import main as module_main
 from dashboards.app import create_app, serve
 from dashboards.session import METRICS
@@ -310,7 +310,7 @@ def test_a_model_error_stops_the_run_not_the_server(callbacks, monkeypatch, capl
     def broken(time):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(model, "advance_to", broken)
+    monkeypatch.setattr(model, "run_until", broken)
     out = callbacks.update(SID, None, {"n": 1}, advance=True)
     assert "The run stopped at t = 0 h: RuntimeError: boom" in text(out["status"])
     with callbacks.registry.use(SID) as session:
@@ -413,7 +413,7 @@ def test_setup_fields_show_the_tabs_values_for_its_scenario(callbacks, tmp_path)
 
     other = tmp_path / "other.yaml"
     other.write_text(Path(DEFAULT).read_text())
-    scenario_files.allow(other)  # as `gridmarket dashboard other.yaml` does
+    served_scenarios.allow(other)  # as `gridmarket dashboard other.yaml` does
     fields, message = callbacks.render_setup(str(other), SID)  # another file: its own values
     assert message == ""
     by_id.clear()
@@ -495,10 +495,10 @@ def test_app_wiring():
     for name in ("gantt-graph.figure", "download-timeseries.data", "download-jobs.data",
                  "nudge.data", "pulse.data", "sid.data"):  # fmt: skip
         assert name in outputs
-    layout = str(app.layout)
+    assert "storage_type='session'" in str(app.layout)  # the tab's id, shared by the pages
+    layout = str(live_page.layout(app.gridmarket_state.options("live")))
     for name in ("start", "pause", "step", "run-until", "reset", "speed", "until"):
         assert f"id='{name}'" in layout
-    assert "storage_type='session'" in layout
 
 
 def test_serve_binds_loopback_by_default():

@@ -1,24 +1,27 @@
-"""The paper views (dashboards/vqops.py, dashboards/libra.py): hand-made curves, the layouts, the
-figures of small runs of the shipped scenarios (on synthetic traces, so no trace is needed),
-their last points against the run summary, and one-line errors for a bad node or bad input."""
+"""The paper pages (dashboards/vqops.py, dashboards/libra.py): hand-made curves, the figures of
+small runs of the shipped scenarios (on synthetic traces, so no trace is needed), their last
+points against the run summary, and one-line errors for a bad node or a bad override."""
 
 from __future__ import annotations
 
 import itertools
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import yaml
 
-from dashboards import libra, scenario_files, vqops
-from dashboards.paper_page import ASSETS, _colour, control, view_for
+from dashboards import libra, served_scenarios, vqops
+from dashboards.figures import colour as _colour
+from dashboards.live_page import view_note
 from dashboards.paper_session import ViewSession
 from dashboards.setup import Setup, SetupError
 from market.inputs.scenario import load
 from market.results.result import RunResult
 from market.sim.snapshot import cluster_shares
-from tests.conftest import ROOT, synthetic_swf
+from tests.conftest import ROOT
+from tests.dashboards.conftest import served_swf
 
 NODES = 16  # the synthetic traces' machine
 
@@ -28,7 +31,7 @@ def shipped(tmp_path, folder: str, jobs: dict, n: int) -> str:
     data = yaml.safe_load((ROOT / "scenarios" / folder / "sdsc.yaml").read_text())
     data["resource_providers"][0]["capacity"] = NODES
     workload = data["clients"][0]["workload"]
-    workload["trace"] = str(synthetic_swf(tmp_path / "t.swf", n=n, procs=NODES, max_gap=600))
+    workload["trace"] = str(served_swf(n=n, procs=NODES, max_gap=600))
     workload.update(jobs)
     path = tmp_path / f"{folder}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -64,22 +67,23 @@ def test_colours_are_fixed_per_policy():
 
 
 # -- the VQoPS/DVQoPS view ---------------------------------------------------------------------
+def every_variant(path: str, session_type=ViewSession, **overrides) -> ViewSession:
+    """A page's session of every variant of the scenario at ``path`` (allowed), with
+    ``overrides``, as a new tab of its page starts it."""
+    served_scenarios.allow(path)
+    setup = Setup.default(path, overrides)
+    return session_type("t-view", setup)
+
+
 @pytest.fixture(scope="module")
-def vqops_app(tmp_path_factory):
+def vqops_session(tmp_path_factory):
     path = shipped(tmp_path_factory.mktemp("vqops"), "vqops", {"first_jobs": 150}, n=160)
-    app = vqops.create_app(path, {"sample_interval": 2.0})
-    finish(app.gridmarket_session)
-    return app
+    session = every_variant(path, vqops.PAGE.factory, sample_interval=2.0)
+    return finish(session)
 
 
-def test_vqops_layout_builds(vqops_app):
-    ids = {getattr(c, "id", None) for c in vqops_app.layout.children}
-    assert {"vqops-table", *vqops.GRAPHS, "vqops-tick"} <= ids
-    assert vqops_app.config.assets_folder == ASSETS
-
-
-def test_vqops_figures_have_a_series_per_variant_and_end_at_the_summary(vqops_app):
-    session = vqops_app.gridmarket_session
+def test_vqops_figures_have_a_series_per_variant_and_end_at_the_summary(vqops_session):
+    session = vqops_session
     labels = ["QoPS", "VQoPS 0", "VQoPS 0.05", "VQoPS 0.1", "VQoPS 0.2", "VQoPS 0.4", "DVQoPS"]
     assert [line.label for line in session.lines] == labels
     _table, revenue, adaptive, classes = vqops.draw(session)
@@ -105,8 +109,8 @@ def test_vqops_figures_have_a_series_per_variant_and_end_at_the_summary(vqops_ap
     assert math.isnan(rows[0]["oc_factor"])  # QoPS has none
 
 
-def test_the_view_session_records_dvqops_parameters_at_each_sample(vqops_app):
-    session = vqops_app.gridmarket_session
+def test_the_view_session_records_dvqops_parameters_at_each_sample(vqops_session):
+    session = vqops_session
     dvq = session.lines[-1]
     assert len(dvq.values["oc_factor"]) == len(dvq.t) == len(dvq.values["revenue"])
     assert np.diff(dvq.t)[:-1] == pytest.approx(2.0)  # the sample interval asked for
@@ -116,7 +120,7 @@ def test_the_view_session_records_dvqops_parameters_at_each_sample(vqops_app):
 
 def test_a_view_without_dvqops_says_so(tmp_path):
     path = shipped(tmp_path, "vqops", {"first_jobs": 30}, n=40)
-    session = vqops.create_app(path).gridmarket_session
+    session = every_variant(path, vqops.PAGE.factory)
     session.reset(Setup(session.setup.scenario, ("QoPS",), overrides=session.setup.overrides))
     fig = vqops.adaptive_figure(session)
     assert fig["data"] == [] and "no adaptive" in fig["layout"]["annotations"][-1]["text"]
@@ -126,18 +130,12 @@ def test_a_view_without_dvqops_says_so(tmp_path):
 @pytest.fixture(scope="module")
 def libra_app(tmp_path_factory):
     path = shipped(tmp_path_factory.mktemp("libra"), "libra", {"last_jobs": 150}, n=160)
-    app = libra.create_app(path, {"clients.0.workload.arrival_delay_factor": 0.5})
-    session = app.gridmarket_session
+    overrides = {**libra.DEFAULTS, "clients.0.workload.arrival_delay_factor": 0.5}
+    session = every_variant(path, libra.PAGE.factory, **overrides)
     session.advance_to(10.0)
-    app.midway = {k: cluster_shares(session.runs[k].model, "site") for k in range(2)}
+    midway = {k: cluster_shares(session.runs[k].model, "site") for k in range(2)}
     finish(session)
-    return app
-
-
-def test_libra_layout_builds(libra_app):
-    ids = {getattr(c, "id", None) for c in libra_app.layout.children}
-    assert {*libra.GRAPHS, "libra-tick"} <= ids
-    assert "libra-node-choice" in str(libra_app.layout)
+    return SimpleNamespace(gridmarket_session=session, midway=midway)
 
 
 def test_libra_fulfilment_ends_at_the_summary(libra_app):
@@ -209,67 +207,43 @@ def test_a_run_without_time_shared_nodes_has_no_node_to_choose(libra_app):
     assert "no variant" in libra.node_figure(edf, 0)["layout"]["annotations"][-1]["text"]
 
 
-# -- controls and bad input --------------------------------------------------------------------
-def test_controls_start_pause_and_tick_at_most_once_an_interval(tmp_path):
-    path = shipped(tmp_path, "libra", {"last_jobs": 40}, n=50)
-    session = libra.create_app(path, speed=6.0).gridmarket_session
-    assert session.playing  # a view starts playing
-    assert "paused" in control(session, "libra-pause", None)
-    assert "playing at 6 h/s" in control(session, "libra-start", None)
-    control(session, None, None)  # a tick: 6 h/s x 1 s
-    assert session.now == pytest.approx(6.0)
-    control(session, None, None)  # at once again: not a second update
-    assert session.now == pytest.approx(6.0)
-    control(session, "libra-speed", 48)
-    assert session.speed == 48.0
-
-
-@pytest.mark.parametrize(
-    ("argv", "words"),
-    [
-        (["--set", "clients.0.workload.first_jobs=-3"], "clients.0.workload.first_jobs"),
-        (["--set", "nonsense"], "--set: 'nonsense' is not of the form key=value"),
-        (["--port", "0"], "--port: must be from 1 to 65535"),
-        (["--speed", "-1"], "--speed: must be a positive number"),
-        (["no/such/file.yaml"], "no/such/file.yaml"),
-    ],
-)
-def test_bad_command_lines_are_one_line_errors(capsys, argv, words):
-    assert vqops.main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("python -m dashboards.vqops: error: ") and words in err
-    assert err.count("\n") == 1
-
-
+# -- bad input ------------------------------------------------------------------------------
 def test_a_bad_override_is_a_setup_error_naming_the_field(tmp_path):
     path = shipped(tmp_path, "libra", {"last_jobs": 40}, n=50)
-    scenario_files.allow(path)
+    served_scenarios.allow(path)
     bad = Setup(path, ("Libra",), overrides=(("clients.0.workload.urgent_share", 2),))
     with pytest.raises(SetupError, match=r"^clients\.0\.workload\.urgent_share: "):
         ViewSession("t-bad", bad)
 
 
-# -- the main dashboard points to the views ----------------------------------------------------
+# -- the live page points to the views --------------------------------------------------------
 @pytest.mark.parametrize(
-    ("name", "view"),
+    ("name", "page"),
     [
-        ("vqops/sdsc.yaml", "vqops"),
-        ("vqops/ctc.yaml", "vqops"),
-        ("libra/sdsc.yaml", "libra"),
-        ("libra/fig1_load.yaml", "libra"),
+        ("vqops/sdsc.yaml", "/vqops"),
+        ("vqops/ctc.yaml", "/vqops"),
+        ("libra/sdsc.yaml", "/libra"),
+        ("libra/fig1_load.yaml", "/libra"),
+        ("varq/table4.yaml", "/varq"),
+        ("market/competition.yaml", "/market"),
         ("profit/default.yaml", None),
         ("qops/sdsc_load.yaml", None),
     ],
 )
-def test_each_paper_scenario_has_its_view(name, view):
-    assert view_for(load(ROOT / "scenarios" / name)) == view
+def test_each_paper_scenario_links_to_its_page(name, page):
+    note = view_note(load(ROOT / "scenarios" / name))
+    if page is None:
+        assert note == []
+    else:
+        (hint,) = note
+        assert hint.children[-1].href == page
 
 
-def test_the_main_dashboard_names_the_view_of_a_libra_scenario(callbacks):
+def test_the_live_page_links_a_libra_scenario_to_its_page(callbacks):
     path = str(ROOT / "scenarios" / "libra" / "sdsc.yaml")
     fields, message = callbacks.render_setup(path, "tab-aaaaaaaa")
-    assert message == "" and f"python -m dashboards.libra {path}" in str(fields[0])
+    assert message == "" and "/libra" in str(fields[0]) and "own page" in str(fields[0])
     fields, _ = callbacks.render_setup(
         str(ROOT / "scenarios" / "profit" / "default.yaml"), "tab-aaaaaaaa"
     )
-    assert "python -m dashboards" not in str(fields)
+    assert "own page" not in str(fields)

@@ -1,4 +1,4 @@
-"""The main dashboard fits a deadline market: QoS charts over time where jobs
+"""The live page fits a deadline market: QoS charts over time where jobs
 have deadlines, money charts where money moves, both where both (decided from the run through
 market/results/outputs.py); the curves end at the run summary's values; the paper views record
 through
@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from dash import no_update
 
-from dashboards import scenario_files
+from dashboards import served_scenarios
 from dashboards.callbacks import Callbacks
 from dashboards.paper_session import ViewSession
-from dashboards.registry import Registry
 from dashboards.session import QOS, Session
 from dashboards.setup import Setup
+from dashboards.tab_sessions import TabSessions
 from dashboards.views import GRAPHS, HIDDEN, MONEY_GRAPHS, QOS_GRAPHS
 from market.results.job_outcomes import job_outcomes
 from market.results.outcome_curves import qos_curves
@@ -37,7 +37,7 @@ def qops_path(tmp_path_factory) -> str:
 
 
 def callbacks_for(setup: Setup) -> Callbacks:
-    return Callbacks(Registry(lambda: setup), [])
+    return Callbacks(TabSessions(lambda: setup), [])
 
 
 def shown(out: dict) -> dict[str, bool]:
@@ -88,7 +88,7 @@ def test_the_profit_market_still_shows_its_money_charts():
 def test_a_priced_deadline_market_shows_money_and_qos(tmp_path):
     # the VQoPS paper: priced jobs with deadlines on a free pool (revenue, no rent)
     path = shipped(tmp_path, "vqops", {"first_jobs": 40}, n=50)
-    scenario_files.allow(path)
+    served_scenarios.allow(path)
     callbacks = callbacks_for(Setup(path, ("QoPS",), overrides=(("sample_interval", 1.0),)))
     with callbacks.registry.use(SID) as session:
         session.advance_to(1e6)

@@ -7,18 +7,21 @@ import threading
 
 import pytest
 
-from dashboards.registry import Registry
-from dashboards.scenario_files import load_scenario, scenario_files
+from dashboards.served_scenarios import files_under, load_scenario
 from dashboards.session import METRICS, QOS, Session
 from dashboards.setup import (
+    AS_WRITTEN,
     PARAMS,
     Setup,
     SetupError,
     check_param,
+    default_policies,
     param_enabled,
     param_values,
     policy_options,
 )
+from dashboards.tab_sessions import TabSessions
+from tests.conftest import ROOT
 from tests.dashboards.conftest import DEFAULT, SID, small
 
 # -- set-up -----------------------------------------------------------------------------------
@@ -127,20 +130,35 @@ def test_param_values_come_from_the_scenario():
     assert {p.name for p in PARAMS} == set(values)
 
 
-def test_policy_options_are_the_variants_or_the_schedulers():
+def test_policy_options_are_the_variants_or_the_scenario_as_written():
     scenario = load_scenario(DEFAULT)
     assert list(policy_options(scenario)) == list(scenario.variants)
+    assert default_policies(scenario) == tuple(scenario.variants)
     bare = scenario.model_copy(update={"variants": {}})
     options = policy_options(bare)
-    assert "first_profit" in options and "ljf" in options
+    # the scenario itself first and alone ticked; the other schedulers may be ticked beside it
+    assert next(iter(options)) == AS_WRITTEN and options[AS_WRITTEN] == {}
+    assert default_policies(bare) == (AS_WRITTEN,)
+    assert "first_profit" not in options and "ljf" in options  # (its own: as written)
     assert options["ljf"] == {"service_providers.0.scheduler": "ljf"}
+    market = load_scenario(str(ROOT / "scenarios" / "market" / "competition.yaml"))
+    assert list(policy_options(market)) == [AS_WRITTEN]  # three providers: only as written
 
 
-def test_scenario_files_lists_the_catalog(tmp_path):
+def test_a_scenario_without_variants_runs_as_written():
+    path = str(ROOT / "scenarios" / "market" / "competition.yaml")
+    session = Session(SID, Setup.default(path))
+    assert [run.label for run in session.runs] == [AS_WRITTEN]
+    assert [line.label for line in session.lines] == ["plus", "opp", "urgent"]
+    scenario = load_scenario(path)
+    assert session.runs[0].model.spec == scenario  # (no trace: nothing to confine)
+
+
+def test_files_under_lists_the_catalog(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "x.yaml").write_text("name: x\n")
-    assert scenario_files(tmp_path) == [("a/x.yaml", str(tmp_path / "a" / "x.yaml"))]
-    assert scenario_files(tmp_path / "missing") == []
+    assert files_under(tmp_path) == [("a/x.yaml", str(tmp_path / "a" / "x.yaml"))]
+    assert files_under(tmp_path / "missing") == []
 
 
 @pytest.mark.parametrize(
@@ -324,7 +342,7 @@ def test_malformed_ids_are_refused(registry, sid):
 
 def test_idle_sessions_are_evicted():
     clock = Clock()
-    registry = Registry(lambda: small(), max_idle=60, clock=clock)
+    registry = TabSessions(lambda: small(), max_idle=60, clock=clock)
     registry.get("tab-aaaaaaaa")
     clock.now = 30
     registry.get("tab-bbbbbbbb")
@@ -336,7 +354,7 @@ def test_idle_sessions_are_evicted():
 
 def test_sessions_beyond_the_limit_go_least_recently_used_first():
     clock = Clock()
-    registry = Registry(lambda: small(), max_sessions=2, clock=clock)
+    registry = TabSessions(lambda: small(), max_sessions=2, clock=clock)
     for i, sid in enumerate(["tab-aaaaaaaa", "tab-bbbbbbbb"]):
         clock.now = i
         registry.get(sid)
@@ -349,7 +367,7 @@ def test_sessions_beyond_the_limit_go_least_recently_used_first():
 
 
 def test_concurrent_updates_of_one_tab_are_serialized():
-    registry = Registry(lambda: small(jobs=200))
+    registry = TabSessions(lambda: small(jobs=200))
     with registry.use(SID) as session:
         session.set_speed(2)
         session.play()

@@ -1,13 +1,23 @@
-"""The VARQ view (dashboards/varq.py): its figures on a small run, and the app's layout."""
+"""The VARQ page (dashboards/varq.py): its figures on a small run, from a tab's session."""
 
 from __future__ import annotations
 
 import yaml
 
-from dashboards.varq import QueueSampler, create_app, success_figure, trajectory_figure
-from market.inputs.scenario import validate
-from market.sim.model import GridMarket
-from tests.conftest import synthetic_swf
+from dashboards import served_scenarios
+from dashboards.setup import AS_WRITTEN, Setup
+from dashboards.varq import (
+    DEFAULTS,
+    VarqSession,
+    draw,
+    first_variant,
+    queue_figure,
+    success_figure,
+    suits,
+    trajectory_figure,
+)
+from market.inputs.scenario import load, validate
+from tests.dashboards.conftest import SID, served_swf
 
 
 def spec(trace) -> dict:
@@ -22,28 +32,31 @@ def spec(trace) -> dict:
 
 
 def test_figures_of_a_varq_run(tmp_path):
-    model = GridMarket(validate(spec(synthetic_swf(tmp_path / "s.swf", n=300, procs=16))))
-    sampler = QueueSampler()
-    assert trajectory_figure(model).data == ()  # nothing asked yet
-    while model.running:
-        model.run_until(model.time + 24.0)
-        sampler.sample(model)
+    path = tmp_path / "v.yaml"
+    path.write_text(yaml.safe_dump(spec(served_swf(n=300, procs=16).name)))
+    served_scenarios.allow(path)
+    session = VarqSession(SID, Setup(str(path), (AS_WRITTEN,), overrides=tuple(DEFAULTS.items())))
+    model = session.runs[0].model
+    assert trajectory_figure(model)["data"] == []  # nothing asked yet
+    session.advance_to(1e6)
+    assert session.finished
     user = model.varq_users[0]
     _, _, asked, deadline, _ = user.latest
-    trajectory = trajectory_figure(model).data[0]
-    assert trajectory.x[0] == asked and trajectory.x[-1] < deadline
-    assert all(0.0 <= p <= 1.0 for p in trajectory.y)
-    success = success_figure(model).data
-    assert [t.name for t in success] == ["site/varq predicted", "site/varq observed"]
-    assert all(p >= 50.0 for p in success[0].y)  # every reservation was predicted >= p
-    queue = sampler.figure().data
-    assert max(queue[1].y) <= 16 and len(queue[0].x) == len(sampler.rows)
+    trajectory = trajectory_figure(model)["data"][0]
+    assert trajectory["x"][0] == asked and trajectory["x"][-1] < deadline
+    assert all(0.0 <= p <= 1.0 for p in trajectory["y"])
+    success = success_figure(session)["data"]
+    assert [t["name"] for t in success] == ["site/varq predicted", "site/varq observed"]
+    assert all(p >= 50.0 for p in success[0]["y"])  # every reservation was predicted >= p
+    waiting, busy = queue_figure(session)["data"]
+    record = session.queues[0, "site"]
+    assert max(busy["y"]) <= 16 and len(waiting["x"]) == len(record["t"])
+    assert list(record["t"]) == sorted(record["t"]) and record["t"][1] - record["t"][0] == 1.0
+    assert len(draw(session)) == 3
 
 
-def test_the_app_builds_on_a_scenario_file(tmp_path):
-    path = tmp_path / "v.yaml"
-    path.write_text(yaml.safe_dump(spec(synthetic_swf(tmp_path / "s.swf", n=50, procs=16))))
-    app = create_app(path)
-    ids = {c.id for c in app.layout.children if getattr(c, "id", None)}
-    assert {"varq-trajectory", "varq-success", "varq-queue", "varq-tick"} <= ids
-    assert app.gridmarket_model.running
+def test_the_page_shows_batch_sites_and_starts_with_one_variant():
+    table4 = load("varq/table4")
+    assert suits(table4) is None and suits(load("profit/default")).startswith("no batch site")
+    assert first_variant(table4) == ("SDSC-SP2",)
+    assert first_variant(validate(spec("x.swf"))) == (AS_WRITTEN,)

@@ -14,35 +14,6 @@ PACKAGES = ("market", "agents", "dashboards", "envs")
 MAX_LINES = 15
 ISSUE = re.compile(r"[Ii]ssue [0-9]+")
 
-#: Files others were editing when the rule came in, trimmed in a later pass. The test fails once
-#: one of them complies, so that it leaves this list.
-PENDING = {
-    "agents/client.py",
-    "agents/planner.py",
-    "dashboards/app.py",
-    "dashboards/callbacks.py",
-    "dashboards/libra.py",
-    "dashboards/paper_session.py",
-    "dashboards/scenario_files.py",
-    "dashboards/session.py",
-    "dashboards/vqops.py",
-    "envs/actions.py",
-    "envs/driver.py",
-    "envs/hint.py",
-    "envs/market.py",
-    "envs/observation.py",
-    "market/cli/layout.py",
-    "market/cli/main.py",
-    "market/inputs/scenario.py",
-    "market/results/export.py",
-    "market/results/outcome_curves.py",
-    "market/results/outputs.py",
-    "market/results/result.py",
-    "market/results/windows.py",
-    "market/sim/clock.py",
-    "market/sim/model.py",
-}
-
 
 def sources(*folders: str):
     for folder in folders:
@@ -64,7 +35,7 @@ def test_module_docstrings_are_at_most_15_lines():
     long = {}
     for path in sources(*PACKAGES):
         name = path.relative_to(ROOT).as_posix()
-        if name not in PENDING and docstring_lines(path) > MAX_LINES:
+        if docstring_lines(path) > MAX_LINES:
             long[name] = docstring_lines(path)
     assert not long, f"module docstrings over {MAX_LINES} lines: {long}"
 
@@ -74,18 +45,9 @@ def test_no_internal_issue_numbers_in_code_or_tests():
     found = {}
     for path in sources(*PACKAGES, "tests", "examples"):
         name = path.relative_to(ROOT).as_posix()
-        if path != this and name not in PENDING and issue_numbers(path):
+        if path != this and issue_numbers(path):
             found[name] = issue_numbers(path)
     assert not found, f"internal issue numbers: {found}"
-
-
-def test_pending_files_still_need_the_pass():
-    done = [
-        name
-        for name in sorted(PENDING)
-        if docstring_lines(ROOT / name) <= MAX_LINES and not issue_numbers(ROOT / name)
-    ]
-    assert not done, f"these comply now: remove them from PENDING: {done}"
 
 
 def test_the_rules_catch_what_they_forbid(tmp_path):

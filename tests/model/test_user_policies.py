@@ -15,7 +15,7 @@ import yaml
 
 from agents.policies import make_scheduler
 from agents.policies.resolve import _installed
-from dashboards.scenario_files import add_upload, load_scenario
+from dashboards.served_scenarios import add_upload, load_scenario
 from market import GridMarket
 from market.cli.main import main
 from market.experiments.results_store import load_results

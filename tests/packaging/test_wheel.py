@@ -77,7 +77,7 @@ def test_an_installed_wheel_runs_shipped_scenarios_by_name(installed, tmp_path):
         "import market, market.inputs.scenario_files as f; print(market.__file__); "
         "print(f.shipped_dir()); print(len(f.list_files(f.shipped_dir()))); "
         f"print(f.resolve({str(ROOT / 'scenarios' / 'profit' / 'default.yaml')!r})); "
-        "from dashboards.app import DEFAULT_SCENARIO; from dashboards.scenario_files import "
+        "from dashboards.app import DEFAULT_SCENARIO; from dashboards.served_scenarios import "
         "catalog; print(DEFAULT_SCENARIO.is_file(), len(catalog()))",
         cwd=tmp_path,
         env=env,

@@ -36,13 +36,26 @@ def test_estimates_plan_and_runtimes_run():
 
 def test_a_job_admission_rejects_never_starts():
     # QoPS on a pool of 2, both 2 x 1 h with deadline 1.5: J2 behind J1 ends at 2, and ahead of
-    # it J1 would: rejected, so it never starts (NaN). With J1's deadline at 10, QoPS puts J2
-    # first instead (J2 at 0, J1 at 1).
+    # it J1 would: rejected, so it never starts (NaN). J1's reservation starts at once, so it has
+    # started: a job arriving in the same instant cannot move it, whatever its deadline.
     jobs = [rigid(1, 2, 1, deadline=1.5), rigid(2, 2, 1, deadline=1.5)]
     start = replay_starts(jobs, 2, Conservative(), QoPS())
     assert start[0] == 0 and math.isnan(start[1])
     jobs[0] = rigid(1, 2, 1, deadline=10)
-    assert replay_starts(jobs, 2, Conservative(), QoPS()) == [1, 0]
+    start = replay_starts(jobs, 2, Conservative(), QoPS())
+    assert start[0] == 0 and math.isnan(start[1])
+
+
+def test_qops_puts_a_new_job_ahead_of_one_not_yet_started():
+    # J0 holds the pool of 2 until 1; J1 (deadline 10) waits for it. J2 arrives at 0.5 with
+    # deadline 2.5: behind J1 it would end at 3, so QoPS puts it ahead of the waiting J1 (J2
+    # from 1 to 2, J1 from 2 to 3, both on time).
+    jobs = [
+        rigid(0, 2, 1, deadline=10),
+        rigid(1, 2, 1, deadline=10),
+        rigid(2, 2, 1, arrival=0.5, deadline=2.5),
+    ]
+    assert replay_starts(jobs, 2, Conservative(), QoPS()) == [0, 2, 1]
 
 
 stream = st.lists(

@@ -119,8 +119,24 @@ def test_scenario_name_defaults_to_the_file_name(tmp_path):
          "resource_providers.0.uncertainty.outage_rate: 1e+06 per hour makes more than"),
         ("resource_providers: [{uncertainty: {sigma: 1, period: 1.0e-9}}]",
          "resource_providers.0.uncertainty.period: 1e-09 h makes more than 1,000,000"),
-        ("clients: [{workload: {mean_interarrival: 1.0e+300}}]",
+        ("clients: [{workload: {mean_interarrival: 1.0e+9}}]",
          "sample_interval: 0.5 h takes more than 1,000,000 samples over the run's expected"),
+        # numbers so large that products overflow later, and runs of too many jobs
+        ("clients: [{workload: {value_skew: 1.0e+308}}]",
+         "clients.0.workload.value_skew: 1e+308 is larger than 1e+12, the most a number may be"),
+        ("resource_providers: [{capacity: 1000000000000000000000}]",
+         "resource_providers.0.capacity: 1e+21 is larger than 1e+12"),
+        ("clients: [" + ", ".join(f"{{name: c{i}, workload: {{jobs: 600000}}}}" for i in range(2))
+         + "]", "clients: 1,200,000 jobs in all, more than the 1,000,000 a run may have"),
+        # text a file cannot hold: control characters, NUL bytes, lone surrogates, huge numbers
+        ('name: "a\\x01b"', "name: text with a control character (U+0001)"),
+        ('description: "two\\nlines"\nname: "a\\nb"', "name: text with a control character"),
+        ('name: "\\ud800"', "name: text with a lone surrogate (U+D800): not valid Unicode"),
+        ("name: a\x01b", "s.yaml: line 1: unacceptable character #x0001 (control characters"),
+        ("seed: 1\nname: a\x00b", "s.yaml: line 2: unacceptable character #x0000"),
+        ("seed: " + "9" * 5000, "s.yaml: line 1: a number of more than 4,300 digits"),
+        ("variants: " + "[" * 70 + "]" * 70, "s.yaml: more than 1,000,000 values once its aliases "
+         "are expanded, or nested more than 64 deep"),
         ("clients: [{workload: {kind: swf, trace: t.swf}}]\nsample_interval: 1.0e-5",
          "sample_interval: must be at least one second"),
         ("clients: [{workload: {kind: swf, trace: t.swf, load_factor: 1000}}]",
@@ -205,3 +221,11 @@ def test_names_are_found_on_the_search_path(tmp_path, monkeypatch):
     assert load("profit/default.yaml").seed == 7  # and the name as a path before both
     with pytest.raises(ScenarioError, match=r"^nothing/here: no such scenario file \(looked"):
         load("nothing/here")
+
+
+def test_line_breaks_in_a_description_and_seeds_beyond_the_number_bound_are_fine():
+    s = validate({"description": "two\nlines\tand a tab", "seed": 2**63 - 1})
+    assert s.description.count("\n") == 1 and s.seed > 1e12
+    with pytest.raises(ScenarioError, match=r"^scenario: name: text with a control character"):
+        validate({"name": "two\nlines"})
+    assert validate({"resource_providers": [{"price": 1e12}]}).resource_providers[0].price == 1e12

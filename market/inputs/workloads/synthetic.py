@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from market.core.jobs import Job
 from market.core.utility import UtilityFunction
-from market.inputs.limits import MAX_JOBS
+from market.inputs.limits import MAX_JOBS, check_run_jobs
 
 KINDS = {
     (hv, sd): f"{'high' if hv else 'low'}-value/{'steep' if sd else 'shallow'}"
@@ -72,8 +72,10 @@ class ProfitWorkload(BaseModel):
         return shapes
 
     def generate(self, rng: np.random.Generator, first_id: int = 0, client: str | None = None):
-        """The job stream, in arrival order, drawn from ``rng``."""
+        """The job stream, in arrival order, drawn from ``rng`` (a one-line error, before any is
+        drawn, if they and the ``first_id`` jobs before them make more than a run may have)."""
         n = self.jobs
+        check_run_jobs(n, first_id, "synthetic workload")
         arrivals = np.cumsum(rng.exponential(self.mean_interarrival, n))
         mean = self.mean_work
         if self.work_distribution == "exponential":

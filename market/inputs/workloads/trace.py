@@ -23,8 +23,10 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from market.core.errors import ScenarioError
 from market.core.jobs import Job
 from market.core.utility import UtilityFunction
+from market.inputs.limits import check_run_jobs
 from market.inputs.swf import read_swf
 from market.inputs.trace_selection import (
     DropReport,
@@ -40,6 +42,8 @@ from market.inputs.traces import resolve_trace
 from market.inputs.workloads import trace_steps as steps
 from market.inputs.workloads.deadlines import urgency_factors
 from market.inputs.workloads.trace_steps import SECONDS_PER_HOUR
+
+_FEWER = " (first_jobs, window or a smaller load_factor give fewer)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +221,9 @@ class TraceWorkload(BaseModel):
         if self.estimates == "trace":
             requested = arrays["req_time"][keep] / SECONDS_PER_HOUR
         estimate, raised = steps.planned_estimates(runtime, requested, self.estimate_inaccuracy)
+        # the jobs the load makes, counted before any is made (market.inputs.limits)
+        extra = round((self.load_factor - 1.0) * n) if self.load_method == "duplicate" else 0
+        check_run_jobs(n + extra, 0, f"trace {self.trace}", _FEWER)
         order = order_stream.permutation(n) if n else np.empty(0, dtype=np.int64)
         jobs = steps.Stream(
             arrival=(submit - submit[0]) / SECONDS_PER_HOUR if n else np.empty(0),
@@ -270,13 +277,14 @@ class TraceWorkload(BaseModel):
     ) -> list[Job]:
         """The job stream, in arrival order: rigid jobs (see the module docstring)."""
         prepared = self.prepare(rng)
+        check_run_jobs(len(prepared), first_id, f"trace {self.trace}", _FEWER)
         labelled = self.deadlines != "none"
         price = self.price_per_processor_hour
         # The checks Job's constructor would make, on the arrays at once (Job.rigid skips them).
         bad = ~(prepared.runtime > 0) | ~(prepared.estimate > 0) | (prepared.processors < 1)
         if bad.any():
             i = int(np.argmax(bad))
-            raise ValueError(
+            raise ScenarioError(
                 f"trace job {int(prepared.source[i])}: runtime {prepared.runtime[i]:g} h, "
                 f"estimate {prepared.estimate[i]:g} h and {prepared.processors[i]} processors "
                 "cannot make a job"

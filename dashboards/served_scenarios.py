@@ -1,21 +1,14 @@
 """Which scenario files the dashboard opens: files of the scenario folders, the files its
 operator named when starting it, and uploads of bounded size; never an arbitrary server path.
 
-A browser sends the dashboard a scenario as a string (the dropdown's value, the "Load" box, a
-tab's set-up), so every load goes through :func:`load_scenario`, which accepts:
-
-- a file inside one of the **scenario folders** (:func:`folders`): ``./scenarios`` and the
-  shipped scenarios (:func:`market.inputs.scenario_files.scenario_dirs`), plus any folder or file
-  passed to :func:`allow` (``gridmarket dashboard SCENARIO`` allows that file). Its real path
-  (symlinks followed) must lie inside the folder, so a link pointing out is refused; a name
-  relative to a folder works too (``profit/default`` or ``profit/default.yaml``);
-- an **upload** (:func:`add_upload`, from the page's upload button): at most :data:`MAX_BYTES`,
-  kept in memory (the last :data:`MAX_UPLOADS`), named ``upload:<digest>/<file name>``.
-
-Files are read by :func:`market.inputs.scenario_files.read_text`: regular files only (a FIFO or a
-device is refused without blocking), at most :data:`MAX_BYTES`, UTF-8. Every error is a
-one-line :class:`~market.inputs.scenario.ScenarioError` that names the file, never its contents.
-Loaded scenarios are cached while the file is unchanged (path, size and modification time).
+Every load goes through :func:`load_scenario`: a file whose real path (symlinks followed) lies
+inside a scenario folder (:func:`folders`: ``./scenarios``, the shipped ones, and what
+:func:`allow` added; ``profit/default`` works too), or an upload (:func:`add_upload`: at most
+:data:`MAX_BYTES`, kept in memory, the last :data:`MAX_UPLOADS`, named
+``upload:<digest>/<file name>``). Files are read by
+:func:`market.inputs.scenario_files.read_text` (regular files only, bounded, UTF-8). Every error
+is a one-line :class:`~market.inputs.scenario.ScenarioError` naming the file, never its
+contents. Loaded scenarios are cached while the file is unchanged.
 """
 
 from __future__ import annotations
@@ -27,6 +20,7 @@ import threading
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from market.inputs.scenario import Scenario, ScenarioError, loads
 from market.inputs.scenario_files import (
@@ -40,6 +34,7 @@ from market.inputs.scenario_files import (
 
 MAX_BYTES = 1024 * 1024  # a scenario file or upload: scenario files are a few kB
 MAX_UPLOADS = 32  # uploads kept (least recently added dropped first)
+MAX_NAME = 1024  # characters of a path or file name
 UPLOAD = "upload:"
 
 _lock = threading.Lock()
@@ -63,7 +58,7 @@ def folders() -> list[Path]:
     return list(dict.fromkeys([*scenario_dirs(), *extra]))
 
 
-def scenario_files(root: Path) -> list[tuple[str, str]]:
+def files_under(root: Path) -> list[tuple[str, str]]:
     """``(label, path)`` of every scenario file under ``root``, e.g. ``profit/default.yaml``
     (links leading out of ``root`` left out)."""
     return [(name, str(path)) for name, path in list_files(root)]
@@ -74,7 +69,7 @@ def catalog(roots: list[Path] | None = None) -> list[tuple[str, str]]:
     folder's file winning when two have one name."""
     seen: dict[str, str] = {}
     for root in folders() if roots is None else roots:
-        for label, path in scenario_files(root):
+        for label, path in files_under(root):
             seen.setdefault(label, path)
     return list(seen.items())
 
@@ -85,34 +80,50 @@ def _permitted(real: Path) -> bool:
     return real in files or any(real.is_relative_to(folder) for folder in folders())
 
 
-def find(value: str) -> Path:
-    """The permitted file that ``value`` (a path, or a name in a scenario folder) stands for;
-    a one-line ScenarioError if there is none."""
+def clean(value: Any, what: str = "the path") -> str:
+    """``value`` as a name the dashboard may look up (stripped); a one-line ScenarioError for
+    anything else: not text, empty, longer than :data:`MAX_NAME`, or with a control character,
+    a NUL byte or a lone surrogate (never shown back)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ScenarioError(f"enter {what} of a scenario file")
     value = value.strip()
-    if not value:
-        raise ScenarioError("enter the path of a scenario file")
-    given = Path(value).expanduser()
+    if len(value) > MAX_NAME:
+        raise ScenarioError(f"{what}: longer than {MAX_NAME:,} characters")
+    if not value.isprintable() or any("\ud800" <= c <= "\udfff" for c in value):
+        raise ScenarioError(f"{what}: has a character no file name of the scenario folders has")
+    return value
+
+
+def find(value: Any) -> Path:
+    """The permitted file that ``value`` (a path, or a name in a scenario folder) stands for;
+    a one-line ScenarioError if there is none. Whether a file exists is looked at only inside
+    the permitted folders: the refusal of anything else reads the same whether it exists."""
+    value = clean(value)
+    given = Path(value).expanduser() if value.startswith("~") else Path(value)
     bases = [given] if given.is_absolute() else [Path.cwd() / given]
     bases += [] if given.is_absolute() else [folder / given for folder in folders()]
-    permitted = outside = False
+    inside = False
     for path in (c for base in bases for c in candidates(base)):
-        real = path.resolve()
-        if _permitted(real):
+        try:
+            real = path.resolve()
+            if not _permitted(real):
+                continue
+            inside = True
             if real.exists():
                 return real
-            permitted = True
-        elif path.exists() or path.is_symlink():
-            outside = True  # there, but not in a scenario folder (or a link leading out)
-    if permitted and not outside:
+        except (OSError, RuntimeError, ValueError):
+            continue
+    if inside:
         raise ScenarioError(f"{value}: no such scenario file")
     raise ScenarioError(
         f"{value}: not a file of the scenario folders (choose one from the list, or upload it)"
     )
 
 
-def load_scenario(value: str) -> Scenario:
+def load_scenario(value: Any) -> Scenario:
     """The scenario ``value`` names: an upload key, or a permitted file (see the module
     docstring); a one-line ScenarioError otherwise."""
+    value = clean(value, "the scenario")
     if value.startswith(UPLOAD):
         with _lock:
             text = _uploads.get(value)
@@ -134,21 +145,50 @@ def _load_file(path: str, key: tuple[int, int] | None) -> Scenario:
         text = read_text(path, MAX_BYTES)
     except ScenarioFileError as exc:
         raise ScenarioError(str(exc)) from None
-    return loads(text, path, Path(path).stem)
+    return _parse(text, path, Path(path).stem)
 
 
 @lru_cache(maxsize=MAX_UPLOADS)
 def _load_text(text: str, source: str) -> Scenario:
     name = source.rsplit("/", 1)[-1]
-    return loads(text, source, Path(name).stem or "upload")
+    return _parse(text, source, Path(name).stem or "upload")
 
 
-def add_upload(filename: str | None, contents: str | None) -> str:
+def _parse(text: str, source: str, name: str) -> Scenario:
+    """:func:`~market.inputs.scenario.loads`, with anything it lets escape (an integer of
+    thousands of digits, a value that overflows) made one line too."""
+    try:
+        return loads(text, source, name)
+    except ScenarioError:
+        raise
+    except RecursionError:
+        raise ScenarioError(f"{source}: nested too deeply") from None
+    except Exception as exc:
+        raise ScenarioError(f"{source}: not a valid scenario ({one_line(exc)})") from None
+
+
+def one_line(exc: BaseException, limit: int = 200) -> str:
+    """The first line of ``exc``'s message, printable, at most ``limit`` characters (its type's
+    name if it has none)."""
+    lines = str(exc).strip().splitlines() or [type(exc).__name__]
+    text = "".join(c if c.isprintable() else "?" for c in lines[0])
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _upload_name(filename: Any) -> str:
+    """The file name part of an upload's name, printable and at most 100 characters."""
+    raw = filename if isinstance(filename, str) else ""
+    raw = "".join(c for c in raw if c.isprintable() and not "\ud800" <= c <= "\udfff")
+    name = raw.replace("\\", "/").rsplit("/", 1)[-1].strip()[:100]
+    return name if name not in ("", ".", "..") else "upload.yaml"
+
+
+def add_upload(filename: Any, contents: Any) -> str:
     """Keep an upload (``contents`` as the browser sends it: ``data:...;base64,...``) and
     return the value that loads it; a one-line ScenarioError if it is too large, not base64 or
     not UTF-8 text. The scenario itself is validated when loaded."""
-    name = Path(filename or "upload.yaml").name or "upload.yaml"
-    if not contents:
+    name = _upload_name(filename)
+    if not isinstance(contents, str) or not contents:
         raise ScenarioError(f"{name}: the upload is empty")
     _, _, encoded = contents.partition(",")
     if len(encoded) > (MAX_BYTES + 2) // 3 * 4:

@@ -1,7 +1,8 @@
-"""The dashboard's sessions by browser tab: the :class:`Registry` maps session ids (one per tab,
-kept in the tab's ``sessionStorage``) to :class:`~dashboards.session.Session` objects, under a
-lock, and evicts sessions idle for longer than ``max_idle`` seconds or beyond ``max_sessions``
-(least recently used first)."""
+"""The sessions of one dashboard page by browser tab: :class:`TabSessions` maps session ids (one
+per tab, kept in the tab's ``sessionStorage``) to :class:`~dashboards.session.Session` objects,
+under a lock, and evicts sessions idle for longer than ``max_idle`` seconds or beyond
+``max_sessions`` (least recently used first). A tab whose page cannot build its default set-up
+(a trace not downloaded) gets an idle session that says why."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from dashboards.session import Session
-from dashboards.setup import Setup
+from dashboards.setup import Setup, SetupError
+from market.inputs.scenario import ScenarioError
 
 SESSION_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
-class Registry:
+class TabSessions:
     """Sessions by id (one per browser tab), created on first use from ``default_setup``.
 
     Sessions idle for more than ``max_idle`` seconds are dropped, and beyond ``max_sessions``
@@ -28,10 +30,12 @@ class Registry:
         self,
         default_setup: Callable[[], Setup],
         max_idle: float = 3600.0,
-        max_sessions: int = 32,
+        max_sessions: int = 16,
         clock: Callable[[], float] = time.monotonic,
+        factory: Callable[[str, Setup | None], Session] = Session,
     ) -> None:
         self.default_setup = default_setup
+        self.factory = factory
         self.max_idle = max_idle
         self.max_sessions = max_sessions
         self.clock = clock
@@ -53,7 +57,7 @@ class Registry:
             self._evict(now)
             session = self._sessions.get(sid)
             if session is None:
-                session = Session(sid, self.default_setup())
+                session = self._new(sid)
                 session.last_used = now
                 self._sessions[sid] = session
                 while len(self._sessions) > self.max_sessions:
@@ -69,6 +73,15 @@ class Registry:
         with session.lock:
             yield session
             session.last_used = self.clock()
+
+    def _new(self, sid: str) -> Session:
+        """A session of the default set-up, or an idle one saying why it cannot be built."""
+        try:
+            return self.factory(sid, self.default_setup())
+        except (SetupError, ScenarioError) as exc:
+            session = self.factory(sid, None)
+            session.message = f"Nothing to run: {exc}"
+            return session
 
     def _evict(self, now: float) -> None:
         for sid in [s.sid for s in self._sessions.values() if now - s.last_used > self.max_idle]:

@@ -1,0 +1,98 @@
+"""How much one browser tab may make the dashboard do, checked before any work:
+
+- **jobs per tab** (:data:`MAX_TAB_JOBS`, over all the runs of one page of one tab): counted
+  from the scenario before a model is built (:func:`jobs_of`): a synthetic client's ``jobs``; a
+  trace's selected subset (``first_jobs``, ``last_jobs``) or its data lines, counted by
+  streaming the file and stopping past the limit, times the load factor where jobs are
+  duplicated; a batch site's background trace and its brokers' clients the same way;
+- **recorded points per line** (:data:`MAX_POINTS`): past it the session keeps every second
+  point and samples half as often from then on (:meth:`dashboards.session.Session._thin`);
+- **work per update**: the session runs events one instant at a time and stops at its
+  wall-clock budget (:attr:`dashboards.session.Session.budget`), so a control (Pause) waits
+  at most one update.
+
+The CLI has its own, larger limits (:mod:`market.inputs.limits`); these keep a server that
+many tabs share within memory and answering.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+from functools import lru_cache
+from pathlib import Path
+
+from market.inputs.scenario import Scenario, ScenarioError
+
+MAX_TAB_JOBS = 150_000  # jobs over the runs of one page of one tab (VQoPS's 7 x 14,000 fit)
+MAX_POINTS = 20_000  # recorded points per line before the samples are thinned
+
+
+def jobs_of(scenario: Scenario, limit: int = MAX_TAB_JOBS) -> int:
+    """An upper bound of the jobs a run of ``scenario`` submits (``limit + 1`` once it is
+    known to be more). Trace paths must be real paths already (see
+    :func:`dashboards.confined_paths.confine`)."""
+    total = 0
+    for client in scenario.clients:
+        total += _workload_jobs(client.workload, limit)
+    for site in scenario.batch_sites:
+        total += site.first_jobs or trace_records(site.trace, limit)
+        for broker in site.brokers:
+            total += _workload_jobs(broker.workload, limit)
+    return min(total, limit + 1)
+
+
+def _workload_jobs(workload, limit: int) -> int:
+    if workload.kind == "profit":
+        return int(workload.jobs)
+    records = workload.first_jobs or workload.last_jobs or trace_records(workload.trace, limit)
+    if workload.load_method == "duplicate":
+        return math.ceil(records * workload.load_factor)
+    return records
+
+
+def trace_records(path: str, limit: int = MAX_TAB_JOBS) -> int:
+    """How many data lines (not ``;`` comments, not blank) the trace file ``path`` has, up to
+    ``limit + 1`` (reading stops there)."""
+    real = Path(path)
+    try:
+        info = real.stat()
+    except OSError:
+        return 0  # the model says what is wrong with it
+    return _count(str(real), info.st_mtime_ns, info.st_size, limit)
+
+
+@lru_cache(maxsize=32)
+def _count(path: str, mtime: int, size: int, limit: int) -> int:
+    with open(path, "rb") as raw:
+        gz = raw.read(2) == b"\x1f\x8b"
+    opener = gzip.open if gz else open
+    count = 0
+    try:
+        with opener(path, "rb") as handle:
+            for line in handle:
+                text = line.strip()
+                if text and not text.startswith(b";"):
+                    count += 1
+                    if count > limit:
+                        break
+    except (OSError, EOFError):
+        pass  # a damaged file: the model's reader says so in one line
+    return count
+
+
+def check_run_size(scenarios: list[Scenario], limit: int = MAX_TAB_JOBS) -> None:
+    """A one-line :class:`ScenarioError` if the runs of ``scenarios`` together submit more than
+    ``limit`` jobs."""
+    total = 0
+    for scenario in scenarios:
+        total += jobs_of(scenario, limit)
+        if total > limit:
+            break
+    if total > limit:
+        runs = f"these {len(scenarios)} runs" if len(scenarios) > 1 else "this run"
+        raise ScenarioError(
+            f"{runs} would submit more than {limit:,} jobs, the most a dashboard tab runs: "
+            f"tick fewer policies, or fewer jobs (jobs, first_jobs, last_jobs), or run it with "
+            f"gridmarket run"
+        )
