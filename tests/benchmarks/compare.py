@@ -155,7 +155,10 @@ def run_all(args) -> dict:
             "outs": [r[2] for r in runs],
         }
     if args.callgrind:
-        figures["callgrind"] = callgrind(env)
+        try:
+            figures["callgrind"] = callgrind(env)
+        except (OSError, subprocess.CalledProcessError, IndexError) as exc:  # keep the rest
+            print(f"callgrind: {exc}", file=sys.stderr)
     return figures
 
 
@@ -329,9 +332,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cqsim", metavar="CHECKOUT", help="a checkout of CQSim")
     parser.add_argument("--cqsim-python", default="python3", metavar="PYTHON")
     parser.add_argument("--markdown", metavar="PAGE", help="write the table there too")
+    parser.add_argument("--save", metavar="JSON", help="keep the figures measured in a file")
+    parser.add_argument("--load", metavar="JSON", help="the table of figures saved, unmeasured")
     args = parser.parse_args(argv)
     started = time.time()
-    figures = run_all(args)
+    if args.load:
+        figures = json.loads(Path(args.load).read_text(encoding="utf-8"))
+    else:
+        figures = run_all(args)
+    if args.save:
+        Path(args.save).write_text(json.dumps(figures), encoding="utf-8")
     table = rows(figures)
     width = [max(len(r[i]) for r in table) for i in range(5)]
     for row in [("measure", "gridmarket", "reference", "ratio", "target"), *table]:
