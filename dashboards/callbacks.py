@@ -176,6 +176,8 @@ class Callbacks:
             session.set_speed(speed)
         elif trigger == "start":
             session.play()
+            if session.setup is None:
+                return "Nothing to run: choose a scenario the dashboard can run."
             if session.finished:
                 return "The run has finished: Reset to run it again."
         elif trigger == "pause":

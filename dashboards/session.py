@@ -362,7 +362,9 @@ class Session(SessionTables):
 
     def status(self) -> dict[str, Any]:
         """The run state for the monitors."""
-        if self.finished:
+        if self.setup is None:
+            state = "nothing to run"
+        elif self.finished:
             state = "finished"
         elif self.playing and self.until is not None:
             state = f"running until t = {self.until:g} h"

@@ -27,7 +27,8 @@ def upload(data: dict) -> str:
 
 
 def burst(jobs: int = 1500, sample_interval: float = 1000.0) -> dict:
-    """Jobs arriving microseconds apart, sampled rarely: one sample interval holds them all."""
+    """Jobs arriving microseconds apart, sampled rarely: one sample interval holds them all
+    (1,500 of them take about a minute of CPU in one go: each arrival plans the whole queue)."""
     return {
         "name": "burst",
         "seed": 3,
@@ -100,7 +101,7 @@ def test_jobs_are_counted_from_the_scenario_and_the_trace():
 
 
 def test_one_update_stops_at_its_budget_and_the_runs_come_out_the_same(monkeypatch):
-    key = upload(burst())
+    key = upload(burst(jobs=250))
     reference = Session("t-reference", Setup(key, (AS_WRITTEN,)))
     reference.advance_to(1e6)
     assert reference.finished
@@ -112,12 +113,12 @@ def test_one_update_stops_at_its_budget_and_the_runs_come_out_the_same(monkeypat
     session.play()
     longest, updates = 0.0, 0
     while session.playing:
-        started = time.perf_counter()
+        started = time.thread_time()  # (CPU: the machine may be busy with other work)
         session.update()
-        longest = max(longest, time.perf_counter() - started)
+        longest = max(longest, time.thread_time() - started)
         updates += 1
     assert session.finished and updates > 3  # many small updates, not one long one
-    assert longest < 1.0
+    assert longest < 0.5
     pd_jobs = RunResult.from_model(session.runs[0].model).jobs
     assert pd_jobs.equals(expected)  # stopping between events changes nothing
 
@@ -144,7 +145,7 @@ def test_pause_answers_within_one_update_while_a_tab_plays_a_burst():
     stop.set()
     player.join(timeout=30)
     assert not session.playing
-    assert waited < session.budget + 1.0
+    assert waited < session.budget + 2.0  # (in one go, the burst runs for minutes)
 
 
 def test_a_line_keeps_at_most_max_points(monkeypatch):
