@@ -1,13 +1,17 @@
-# gridmarket: `make run` runs the default scenario, `make test` runs lint and the test suite.
+# gridmarket: `make run` runs the default scenario, `make test` runs lint, the test suite and builds
+# the documentation site (--strict); `make docs` serves the site at http://127.0.0.1:8000.
 # Both create .venv first, with a Python >= 3.12 found on this machine (see find-python below);
 # `make PYTHON=/path/to/python3.12 run` picks one by hand.
 SHELL := /bin/bash
+# MkDocs 1.x and Material print a banner about MkDocs 2 on every build; the build is unchanged.
+export NO_MKDOCS_2_WARNING := 1
+export DISABLE_MKDOCS_2_WARNING := true
 VENV ?= .venv
 BIN := $(VENV)/bin
 SCENARIO ?= scenarios/profit/default.yaml
 PYTHON ?=
 
-.PHONY: run test lint bench venv clean
+.PHONY: run test lint bench bench-suite venv clean docs docs-data docs-results
 
 run: venv
 	$(BIN)/gridmarket run $(SCENARIO)
@@ -16,15 +20,35 @@ test: venv
 	$(BIN)/ruff check market agents dashboards envs examples tests
 	$(BIN)/lint-imports
 	$(BIN)/pytest
+	$(BIN)/mkdocs build --strict --quiet
 
 lint: venv
 	$(BIN)/ruff check market agents dashboards envs examples tests
 	$(BIN)/lint-imports
 	$(BIN)/ruff format --check market agents dashboards envs examples tests
 
-# Speed figures (tests/benchmarks), run on demand, never in CI.
+# Speed figures (tests/benchmarks), run on demand, never in CI. `make bench`: the EASY replay of
+# SDSC-SP2 beside the minimal reference loop, start-up and memory, each with its target, written
+# to docs/benchmarks.md (BENCH_ARGS adds e.g. --synthetic --callgrind --accasim PYTHON --cqsim
+# DIR); `make bench-suite`: every pytest benchmark, timed in CPU seconds.
+BENCH_ARGS ?=
 bench: venv
-	$(BIN)/pytest tests/benchmarks --benchmark-enable --benchmark-only -p no:cacheprovider
+	$(BIN)/python tests/benchmarks/compare.py --markdown docs/benchmarks.md $(BENCH_ARGS)
+
+bench-suite: venv
+	$(BIN)/pytest tests/benchmarks --benchmark-enable --benchmark-only -p no:cacheprovider \
+	  --benchmark-timer time.process_time
+
+# The documentation site (mkdocs.yml, docs/): served with live reload; built into build/site.
+docs: venv
+	$(BIN)/mkdocs serve
+
+# The small result sets behind the results pages (needs the SWF traces), then the pages' tables.
+docs-data: venv
+	GRIDMARKET=$(BIN)/gridmarket bash docs/results/make_data.sh
+
+docs-results: venv
+	GRIDMARKET=$(BIN)/gridmarket bash docs/results/make_pages.sh
 
 venv: $(VENV)/.installed
 
@@ -52,4 +76,4 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .benchmarks
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .benchmarks build/site docs/results/figures

@@ -1,21 +1,13 @@
-"""A best-effort batch site: a space-shared machine whose queue is FCFS with EASY backfilling,
-no reservations and no deadlines (VARQ TR 2007-09 §2.1; §4.4 simulates Maui's default policy,
-"first-come-first-served with backfilling").
+"""A best-effort batch site: a space-shared machine whose queue is FCFS with EASY backfilling, no
+reservations and no deadlines (VARQ TR 2007-09 §2.1; §4.4 simulates Maui's default).
 
-- It replays a trace as its background workload (:mod:`market.inputs.workloads.site_trace`) and
-accepts
-  jobs from any agent at any time (:meth:`BatchSiteAgent.submit`): VARQ users, clients, service
-  providers. A job wider than the machine is refused with a one-line error.
-- It plans with the project's EASY (:class:`agents.policies.backfill.EASY`) on a capacity profile
-  of the running jobs' requested wall times, once per instant (after every arrival and completion
-  of that instant).
-- A job holds its nodes until it ends: its runtime, after holding them idle until
-  ``hold_until`` if it asked to (a VARQ job waiting for its deadline, §3.1). One that would run
-  past its requested wall time is killed there if ``kill_at_walltime`` (batch systems do; a
-  parameter, recorded as ``killed``); otherwise its reservation is extended by one request at a
-  time until it ends.
-- It learns QBETS online from its own queue delays (start - submission) of every job it starts
-  (:class:`market.core.qbets.QBETS`, in hours), which VARQ users ask.
+It replays a trace as background workload and takes jobs from any agent at any time
+(:meth:`BatchSiteAgent.submit`; a job wider than the machine is a one-line error). It plans with
+the project's EASY on the running jobs' requested wall times, once per instant. A job holds its
+nodes until it ends (after holding them idle until ``hold_until``, a VARQ job waiting for its
+deadline, §3.1); one running past its requested wall time is killed there if
+``kill_at_walltime`` (our parameter), else extended one request at a time. It learns QBETS from
+its own queue delays, which VARQ users ask.
 """
 
 from __future__ import annotations
@@ -23,10 +15,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-import mesa
-
+from agents.participant import Participant
 from agents.policies.backfill import EASY
 from agents.policies.base import PlanContext
 from agents.site_summary import site_rows
@@ -35,12 +26,27 @@ from market.core.jobs import Job
 from market.core.qbets import QBETS
 from market.core.rent import PriceSchedule
 from market.core.utility import UtilityFunction
-from market.inputs.workloads.site_trace import SiteTrace
 
 if TYPE_CHECKING:
+    from market.inputs.workloads.site_trace import SiteTrace
     from market.sim.model import GridMarket
 
 _NOTHING = UtilityFunction.constant(0.0)
+
+
+class SiteUser(Protocol):
+    """An agent submitting to a site: the site is idle only once every user is done."""
+
+    name: str
+
+    @property
+    def exhausted(self) -> bool:
+        """Nothing more to submit."""
+        ...
+
+    def summary(self) -> dict[str, Any]:
+        """Its row of the run summary (with the site's figures: :mod:`agents.site_summary`)."""
+        ...
 
 
 class SiteError(ValueError):
@@ -86,8 +92,9 @@ def _exactly(start: float, end: float) -> float:
     return d
 
 
-class BatchSiteAgent(mesa.Agent):
-    """A batch site (see the module docstring).
+class BatchSiteAgent(Participant):
+    """A batch site (see the module docstring); a participant, idle once its trace is replayed,
+    its queue empty and every user submitting to it is done.
 
     Args:
         model: the market.
@@ -115,7 +122,7 @@ class BatchSiteAgent(mesa.Agent):
         self._price = PriceSchedule.constant(0.0)
         self.queue: list[Job] = []
         self.jobs: dict[int, SiteJob] = {}
-        self.users: list = []  # agents submitting here, each with ``exhausted``
+        self.users: list[SiteUser] = []  # agents submitting here (VARQ users, brokers)
         self.busy = 0
         self.running = 0
         self.killed = 0

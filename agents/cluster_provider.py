@@ -1,16 +1,14 @@
 """Service providers that run a deadline cluster (Yeo & Buyya, ICPP'06 §3-4): Libra and LibraRisk
 on time-shared nodes, EDF on space-shared processors.
 
-They offer what clients and the result code use on :class:`~agents.service_provider.
-ServiceProviderAgent` (``quote``, ``commit``, ``idle``, ``records``, ``busy``, ``running``,
-``queue``, ``revenue``/``rent_paid``/``profit``). The cluster's nodes are the resource
+Both are providers (:class:`~agents.provider.Provider`). The cluster's nodes are the resource
 provider's processors (its ``capacity``; a pool without uncertainty, which the paper's cluster
-is); rent is paid for a processor while it runs a job.
+is); rent is paid for a processor while it runs a job; clients pay the job's utility at the end.
 
 - :class:`TimeSharedProvider`: at submission the policy picks nodes or rejects (§3.1, §3.3); an
-  admitted job starts at once on :class:`market.core.timeshare.TimeSharedCluster` and completes when
-  its actual work is done. The provider rents a node while any job is on it, so a job's own rent
-  is not separable: its record shows 0 and the provider's rent is in the ledger.
+  admitted job starts at once on :class:`market.core.timeshare.TimeSharedCluster` and completes
+  when its actual work is done. The provider rents a node while any job is on it, so a job's own
+  rent is not separable: its record shows 0 and the provider's rent is in the ledger.
 - :class:`EDFProvider`: every job is queued at submission; the earliest deadline is selected,
   rejected then if admission control says its deadline cannot be met (its record's decision
   becomes that rejection and it counts as not admitted), and otherwise started once enough
@@ -22,27 +20,23 @@ from __future__ import annotations
 import heapq
 from typing import TYPE_CHECKING
 
-import mesa
 from mesa.time import Priority
 
 from agents.policies.base import Decision
-from agents.policies.libra import EDF, ClusterPolicy, Libra
-from agents.service_provider import JobRecord, ServiceProviderAgent
+from agents.policies.libra import ClusterPolicy, SpaceSharing, TimeSharing
+from agents.provider import Provider
+from agents.records import JobRecord
+from market.core.errors import ScenarioError
 from market.core.jobs import Job
 from market.core.timeshare import TimeSharedCluster
-from market.inputs.scenario import ScenarioError
 
 if TYPE_CHECKING:
     from agents.resource_provider import Lease, ResourceProviderAgent
     from market.sim.model import GridMarket
 
 
-class ClusterProvider(mesa.Agent):
-    """What both cluster providers share: records, money, the width check."""
-
-    revenue = ServiceProviderAgent.revenue
-    rent_paid = ServiceProviderAgent.rent_paid
-    profit = ServiceProviderAgent.profit
+class ClusterProvider(Provider):
+    """What both cluster providers share: the policy, the cluster's size, the width check."""
 
     def __init__(
         self,
@@ -51,20 +45,10 @@ class ClusterProvider(mesa.Agent):
         policy: ClusterPolicy,
         resource_provider: ResourceProviderAgent,
     ) -> None:
-        super().__init__(model)
-        self.name = name
+        super().__init__(model, name, [resource_provider])
         self.policy = policy
-        self.resource_provider = resource_provider
-        resource_provider.tenants.append(self)
         self.size = resource_provider.capacity
-        self.records: dict[int, JobRecord] = {}
         self._waiting: list = []  # (deadline priority..., job) heap of jobs waiting (EDF only)
-        self.accepted = 0
-        self.busy = 0  # processors in use
-        self.running = 0
-
-    def capacity_changed(self) -> None:
-        """The pool never varies under a cluster (see the module docstring)."""
 
     @property
     def queue(self) -> list[Job]:
@@ -101,17 +85,16 @@ class ClusterProvider(mesa.Agent):
 class TimeSharedProvider(ClusterProvider):
     """Libra or LibraRisk admission on a time-shared cluster (§3)."""
 
-    def __init__(self, model, name, policy: Libra, resource_provider) -> None:
+    def __init__(self, model, name, policy: TimeSharing, resource_provider) -> None:
         super().__init__(model, name, policy, resource_provider)
         self.cluster = TimeSharedCluster(self.size, policy.unused_share)
         self._leases: dict[int, Lease] = {}  # node -> its lease while it runs a job
         self._quoted: tuple[int, tuple[int, ...]] | None = None
         self._event = None
 
-    def quote(self, job: Job, now: float | None = None) -> Decision:
+    def quote(self, job: Job) -> Decision:
         """Run Libra/LibraRisk on ``job`` now (recorded whatever the client does)."""
-        if now is None:
-            now = self.model.time
+        now = self.model.clock.now
         n = self._width(job)
         choice = self.policy.choose(self.cluster, now, job)
         if choice.nodes is None:
@@ -125,13 +108,13 @@ class TimeSharedProvider(ClusterProvider):
         self.records[job.id] = JobRecord(job, decision)
         return decision
 
-    def commit(self, job: Job, now: float | None = None) -> None:
+    def commit(self, job: Job) -> None:
         """Start ``job`` on the nodes its quote chose (the cluster is unchanged since)."""
         record = self.records[job.id]
         quoted, self._quoted = self._quoted, None
         if not record.decision.accepted or quoted is None or quoted[0] != job.id:
             raise ValueError(f"{self.name} did not just accept job {job.id}")
-        now, nodes = self.model.time if now is None else now, quoted[1]
+        now, nodes = self.model.clock.now, quoted[1]
         n = len(nodes)
         self.cluster.admit(now, job.id, nodes, job.runtime(n), job.predicted_runtime(n),
                            job.deadline)  # fmt: skip
@@ -158,7 +141,7 @@ class TimeSharedProvider(ClusterProvider):
 
     def _complete_due(self) -> None:
         self._event = None
-        now = self.model.time
+        now = self.model.clock.now
         rp = self.resource_provider
         for shared in self.cluster.complete_due(now):
             self._finish(self.records[shared.id], now, 0.0)
@@ -175,19 +158,19 @@ class TimeSharedProvider(ClusterProvider):
 class EDFProvider(ClusterProvider):
     """Earliest deadline first on space-shared processors, with or without admission control."""
 
-    def __init__(self, model, name, policy: EDF, resource_provider) -> None:
+    def __init__(self, model, name, policy: SpaceSharing, resource_provider) -> None:
         super().__init__(model, name, policy, resource_provider)
         self._leases: dict[int, Lease] = {}  # job id -> lease
         self.completions = model.clock.completions(self._complete)
 
-    def quote(self, job: Job, now: float | None = None) -> Decision:
+    def quote(self, job: Job) -> Decision:
         """Queue every job (EDF decides when it selects it)."""
         self._width(job)
         decision = Decision(True, "queued", "earliest deadline first: decided when selected")
         self.records[job.id] = JobRecord(job, decision)
         return decision
 
-    def commit(self, job: Job, now: float | None = None) -> None:
+    def commit(self, job: Job) -> None:
         """Queue ``job`` in deadline order and start what can start."""
         record = self.records[job.id]
         record.committed = True
@@ -197,7 +180,7 @@ class EDFProvider(ClusterProvider):
 
     def _select(self) -> None:
         """Start or reject from the head of the queue while the head can start (§4)."""
-        now = self.model.time
+        now = self.model.clock.now
         queue = self._waiting
         while queue:
             job = queue[0][-1]
@@ -239,11 +222,15 @@ class EDFProvider(ClusterProvider):
 
 
 def cluster_provider(model, name: str, policy: ClusterPolicy, resource_provider):
-    """The provider that runs ``policy``: time-shared for Libra and LibraRisk, else EDF."""
+    """The provider that runs ``policy``: time-shared for Libra and LibraRisk, space-shared for
+    EDF."""
     if resource_provider.varies:
         raise ScenarioError(
             f"service provider {name}: a deadline cluster needs a resource provider without "
             "uncertainty"
         )
-    kind = TimeSharedProvider if policy.sharing == "time" else EDFProvider
-    return kind(model, name, policy, resource_provider)
+    if isinstance(policy, TimeSharing):
+        return TimeSharedProvider(model, name, policy, resource_provider)
+    if isinstance(policy, SpaceSharing):
+        return EDFProvider(model, name, policy, resource_provider)
+    raise TypeError(f"{type(policy).__name__} is neither a TimeSharing nor a SpaceSharing policy")

@@ -1,23 +1,14 @@
 """The planner: a service provider's queue and everything it plans with, free of Mesa.
 
-The service provider agent (:mod:`agents.service_provider`) says *when* to plan: a job is
-offered (quote), committed (admit), the scheduler runs (plan), jobs start (started). The planner
-says *what*: it keeps the admitted-but-waiting queue in the order its policies ask for and the
-shape each job was admitted on (Popovici & Wilkes SC'05 §3.4: a job keeps the shape admission
-chose), builds the planning context from the resource provider's pool, and calls the pure
-policies. Under uncertain capacity it plans within the acceptable risk (§3.5, see
-:mod:`agents.policies.risk`) and finds jobs worth starting early.
-
-Work it saves, keyed by its own key (the instant and the pool's ``version``, which the resource
-provider bumps on every lease and availability change), and only when ``reuse`` is on (the
-model's ``fast`` switch, see :mod:`market.sim.clock`):
-
-- one :class:`~agents.policies.base.PlanContext` per key, and a
-  :class:`~agents.policies.base.RankMemo` of the jobs' ranks at the instant;
-- the plan admission built with a job: when that job is committed and nothing changed before the
-  next scheduler run (same key, same queue), that plan is followed instead of planning again.
-  Plans are pure functions of (context, queue, pins), so the reused plan is the one planning
-  again would build.
+The service provider agent says *when* to plan (quote, commit, scheduler run, starts); the
+planner says *what*: it keeps the waiting queue in its policies' order and the shape each job was
+admitted on (Popovici & Wilkes SC'05 §3.4: a job keeps the shape admission chose), builds the
+planning context from the resource provider's pool and calls the pure policies; under uncertain
+capacity it plans within the acceptable risk (§3.5, :mod:`agents.policies.risk`) and starts jobs
+early where that pays. With ``reuse`` (the model's ``fast`` switch, :mod:`market.sim.clock`) it
+keeps one :class:`~agents.policies.base.PlanContext` per (instant, pool ``version``) and follows
+the plan admission built when nothing changed before the next scheduler run: plans are pure
+functions of (context, queue, pins), so it is the plan planning again would build.
 """
 
 from __future__ import annotations
@@ -26,15 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from agents.policies.base import (
-    Admission,
-    Decision,
-    Placement,
-    Plan,
-    PlanContext,
-    RankMemo,
-    Scheduler,
-)
+from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
 from agents.policies.risk import plan_within_risk, start_early
 from market.core.capacity import CapacityProfile
 from market.core.forecast import Forecast
@@ -123,7 +106,6 @@ class Planner:
         self.queue: list[Job] = []  # admitted, not started, in the order plans take them
         self.shapes: dict[int, int] = {}  # the shape each queued job was admitted on
         self.reused = 0  # plans followed as admission made them (not planned again)
-        self._ranks = RankMemo() if reuse else None
         self._recorder = _Recorder(scheduler)
         # Keyed by the instant and the pool's version: the context, (now, version, context);
         # the plan admission made with the last job quoted, (job id, now, version, plan); with
@@ -131,6 +113,12 @@ class Planner:
         self._context: tuple[float, int, PlanContext] | None = None
         self._quoted: tuple[int, float, int, Plan] | None = None
         self._admitted: tuple[float, int, list[Job], Plan] | None = None
+
+    @property
+    def confidence(self) -> float:
+        """The probability with which its plans are kept: ``1 - risk`` on a pool that varies,
+        else 1 (a promise's confidence, :meth:`agents.policies.pricing.Pricing.quote`)."""
+        return 1.0 if self.risk is None or not self.pool.varies else 1.0 - self.risk
 
     def context(self, now: float) -> PlanContext:
         """What the provider knows at ``now``: the capacity to plan on (the pool's free
@@ -144,7 +132,7 @@ class Planner:
             capacity = forecast.profile(self.risk)
         else:  # every plan is certain: plan on the pool, as a risk-aware provider would too
             forecast, capacity = None, pool.free_profile(now)
-        ctx = PlanContext(now, capacity, pool.price, forecast, self.risk, self.shapes, self._ranks)
+        ctx = PlanContext(now, capacity, pool.price, forecast, self.risk, self.shapes)
         self._context = (now, pool.version, ctx)
         return ctx
 

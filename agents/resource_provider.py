@@ -1,35 +1,13 @@
 """The resource provider: rents out processors (Popovici & Wilkes SC'05 §1.1, §3.2).
 
-It owns a pool of ``capacity`` processors and rents them at a price per processor-hour (a
-:class:`~market.core.rent.PriceSchedule`: constant, or changing over time). A service provider asks
-for processors when a job is due (:meth:`rent`) and gives them back when it ends
-(:meth:`release`), paying rent for the time it held them. To plan, it asks for a
-:meth:`forecast`: what is available now, the forecast for later periods with its error model
-(the "uncertainty estimator" of §3.2), and the leases already granted.
-
-What is really there can differ from the forecast (§1.1: a resource provider "might over-book
-resources ... or it might suffer equipment failures"). With an
-:class:`~market.inputs.scenario.UncertaintySpec`:
-
-- every ``period`` hours the availability is drawn afresh: the forecast plus an error of standard
-  deviation ``sigma`` (see :mod:`market.core.forecast`), independently of other periods;
-- ``overbooking`` b: the forecast stays ``capacity`` but availability is drawn around
-  ``capacity * (1 - b)``; the tenants' estimator does not know it (it is a surprise);
-- outages arrive at ``outage_rate`` per hour (Poisson), each taking ``outage_share`` of the pool
-  for an exponential time of mean ``outage_duration`` hours; they are not forecast either.
-
-A lease already granted is never taken back (no preemption): when availability falls below what
-is leased, only new rentals wait. Tenants are told whenever availability changes, and whenever
-another tenant's job ends and frees processors (:meth:`ResourceProviderAgent.freed`), so that
-their schedulers run again (§3.3: "whenever ... the number of available resources changes").
-Over-booking may leave a pool that can never hold a job its tenant committed (a surprise to the
-tenant): ``most_available`` is the most it can ever offer, which the model checks jobs against.
-
-Pricing by utilization (issue 18, our rule): with ``utilization_premium`` k > 0 the posted price
-is the schedule's times ``1 + k x u``, ``u`` the share of the pool leased right now; a lease
-pays the price posted when it was granted for its whole life (a posted-price contract), and
-tenants plan on the price posted now (they do not forecast how it will move). k = 0 is a fixed
-price schedule, as in the papers.
+It rents a pool of ``capacity`` processors at a price schedule; tenants :meth:`rent` them when a
+job is due and :meth:`release` them at its end, paying for the time held, and plan on its
+:meth:`forecast` (availability now, the forecast with its error model, the leases). With an
+``UncertaintySpec`` availability is drawn afresh every ``period`` (:mod:`market.core.forecast`),
+around ``capacity x (1 - overbooking)``, less Poisson outages: surprises to the tenants (§1.1).
+A lease is never taken back; tenants are told when availability changes and when another's job
+frees processors (:meth:`freed`, §3.3). Our rule for ``utilization_premium`` k: the posted price
+is the schedule's times ``1 + k x u``, ``u`` the share leased now, fixed for a lease's life.
 """
 
 from __future__ import annotations
@@ -45,12 +23,12 @@ from market.core.capacity import CapacityProfile, LeaseEnds
 from market.core.forecast import AvailabilityModel, Forecast
 from market.core.ledger import Kind
 from market.core.rent import PriceSchedule
-from market.inputs.scenario import UncertaintySpec
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from agents.service_provider import ServiceProviderAgent
+    from agents.provider import Provider
+    from market.inputs.scenario import UncertaintySpec
     from market.sim.model import GridMarket
 
 
@@ -92,7 +70,11 @@ class ResourceProviderAgent(mesa.Agent):
         self.schedule = price if isinstance(price, PriceSchedule) else PriceSchedule.constant(price)
         self.price = self.schedule  # posted now (moves with utilization if priced by it)
         self.utilization_premium = utilization_premium
-        self.uncertainty = uncertainty or UncertaintySpec()
+        if uncertainty is None:
+            from market.inputs.scenario import UncertaintySpec
+
+            uncertainty = UncertaintySpec()
+        self.uncertainty = uncertainty
         self.varies = self.uncertainty.varies  # whether availability ever differs from the pool
         self.availability_model = AvailabilityModel(
             capacity, self.uncertainty.sigma, self.uncertainty.distribution
@@ -104,7 +86,7 @@ class ResourceProviderAgent(mesa.Agent):
         if self.varies:
             mean = capacity * (1.0 - self.uncertainty.overbooking)
             self.most_available = self.availability_model.most(mean, NEVER)
-        self.tenants: list[ServiceProviderAgent] = []
+        self.tenants: list[Provider] = []
         self.leases: dict[int, Lease] = {}
         self._ends = LeaseEnds(capacity)  # the leases' announced ends
         self.in_use = 0
@@ -153,20 +135,13 @@ class ResourceProviderAgent(mesa.Agent):
         return self._ends.profile(now)
 
     def rent(
-        self,
-        tenant: str,
-        processors: int,
-        until: float,
-        job: int | None = None,
-        now: float | None = None,
+        self, tenant: str, processors: int, until: float, job: int | None = None
     ) -> Lease | None:
-        """Lease ``processors`` from now (``now``: the model's time, if the caller has it) until
-        about ``until``; None if not that many are free."""
+        """Lease ``processors`` from now until about ``until``; None if not that many are
+        free."""
         if processors > self.available():
             return None
-        if now is None:
-            now = self.model.time
-        lease = Lease(self._next_lease, tenant, job, processors, now, until)
+        lease = Lease(self._next_lease, tenant, job, processors, self.model.clock.now, until)
         if self.utilization_premium:
             lease.factor = self.price_factor()
         self._next_lease += 1
@@ -186,15 +161,13 @@ class ResourceProviderAgent(mesa.Agent):
         if self.utilization_premium:
             self.price = self.schedule.scaled(self.price_factor())
 
-    def release(self, lease: Lease, now: float | None = None) -> float:
-        """End ``lease`` now (``now``: the model's time, if the caller has it); the tenant pays
-        rent for the time it held the processors."""
+    def release(self, lease: Lease) -> float:
+        """End ``lease`` now; the tenant pays rent for the time it held the processors."""
         del self.leases[lease.id]
         self._ends.add(lease.until, -lease.processors)
         self.in_use -= lease.processors
         self.version += 1
-        if now is None:
-            now = self.model.time
+        now = self.model.clock.now
         self.rented_hours += lease.processors * (now - lease.start)
         if self.utilization_premium:
             self._post_price()
@@ -204,7 +177,7 @@ class ResourceProviderAgent(mesa.Agent):
         self.model.ledger.transfer(now, lease.tenant, self.name, rent, Kind.RENT, lease.job)
         return rent
 
-    def freed(self, by: ServiceProviderAgent) -> None:
+    def freed(self, by: Provider) -> None:
         """``by`` released processors now: every other tenant with waiting jobs runs its
         scheduler (§3.3: "whenever ... the number of available resources changes"); ``by``
         runs its own anyway. Told once per completion event, after all its releases."""

@@ -1,20 +1,13 @@
-"""A service provider that uses a batch site as its resource provider (issue 17 item 6; VARQ TR
-2007-09 §2.3, §3): it rents nothing, submits every job it admits to the site's best-effort queue,
-and promises each client a completion time with a probability from the site's QBETS.
+"""A service provider that uses a batch site as its resource provider (VARQ TR 2007-09 §2.3, §3):
+it rents nothing, submits every job it admits to the site's queue, and promises a completion
+time with a probability from the site's QBETS.
 
-A job offered (a moldable job of the profit workload, Popovici & Wilkes SC'05) is quoted on each
-of its shapes n: runtime ``r = predicted_runtime(n)``, start bound ``B`` = QBETS's bound on the
-``probability``-quantile of the delay of an (n, r) job, promised completion ``now + B + r``. The
-quote is the shape with the highest value at its promised completion less the site's charge
-(``price`` per node-hour of ``r``, the allocation a plain job uses); the job is admitted if that
-is positive (our rule, PositiveOpportunity's spirit with QBETS in place of a plan) and if a bound
-exists. The client pays the job's utility at its actual completion; the site charges the
-node-hours the job held. A promise is kept if the job ended by its promised completion; with a
-QBETS bound at quantile p (and exact runtimes) at least p of the promises should be.
-
-It is not a :class:`agents.service_provider.ServiceProviderAgent` (that class rents from a
-pool); it takes its jobs from its own workload, optionally the same stream as a client of the
-scenario (``same_jobs_as``), so that a scenario can show it next to a provider renting a pool.
+Each shape n of a job is quoted at ``now + B + r`` (``r`` its runtime, ``B`` QBETS's bound on the
+``probability``-quantile of an (n, r) job's delay); the quote is the shape with the highest value
+there less the site's charge for ``r`` node-hours, and the job is admitted if that is positive
+and a bound exists (our rule). A promise is kept if the job ends by it. It is not a
+:class:`agents.service_provider.ServiceProviderAgent`; ``same_jobs_as`` gives it a client's job
+stream so a scenario can show it beside a provider renting a pool.
 """
 
 from __future__ import annotations

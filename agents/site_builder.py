@@ -19,10 +19,9 @@ from agents.site_broker import SiteBrokerAgent
 from agents.varq_user import RandomVarqUser, TraceVarqUser, VarqUser
 from market.core.qbets import QBETS, JobClasses
 from market.core.qbets_cluster import ClusteredQBETS
-from market.inputs.site_spec import BatchSiteSpec
-from market.inputs.workloads.site_trace import load_site_trace
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (the scenario's inputs: imported by the model's callers, not the model)
+    from market.inputs.site_spec import BatchSiteSpec
     from market.sim.model import GridMarket
 
 
@@ -30,6 +29,8 @@ def build_batch_sites(
     model: GridMarket, specs: list[BatchSiteSpec]
 ) -> tuple[dict[str, BatchSiteAgent], list[VarqUser]]:
     """The sites and their VARQ users, scheduled to start."""
+    from market.inputs.workloads.site_trace import load_site_trace  # (only with sites)
+
     sites: dict[str, BatchSiteAgent] = {}
     users: list[VarqUser] = []
     for i, (spec, stream) in enumerate(zip(specs, model.rng.spawn(len(specs)), strict=True)):

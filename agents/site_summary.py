@@ -1,28 +1,25 @@
-"""A batch site's rows of the run summary: the site's own figures (utilization, mean wait,
-QBETS's accuracy on its waits, VARQ TR 2007-09 §4) and one row per VARQ user submitting there."""
+"""A batch site's rows of the run's site table (``RunResult.sites``): the site's own figures
+(utilization, mean wait, QBETS's accuracy on its waits, VARQ TR 2007-09 §4) and one row per VARQ
+user or site broker submitting there, with its own figures beside the site's. The names, headers
+and axis titles of these figures are registered in ``market/results/metrics/sites.py``."""
 
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING, Any
 
-from market.inputs.sweep_spec import SUMMARY_METRICS
-
 if TYPE_CHECKING:
     from agents.batch_site import BatchSiteAgent
 
 
 def site_rows(site: BatchSiteAgent, now: float) -> list[dict[str, Any]]:
-    """One summary row per VARQ user of ``site`` (with the site's figures at ``now``), or one
+    """One row per VARQ user or broker of ``site`` (with the site's figures at ``now``), or one
     for the site if it has none."""
-    rows = []
     base = _site_figures(site, now)
-    for user in list(site.users) or [None]:
-        row = {**base, **(user.summary() if user is not None else {"provider": site.name})}
-        for metric in SUMMARY_METRICS:  # a service provider's metrics: none here
-            row.setdefault(metric, math.nan)
-        rows.append(row)
-    return rows
+    return [
+        {**base, **(user.summary() if user is not None else {"provider": site.name})}
+        for user in list(site.users) or [None]
+    ]
 
 
 def _site_figures(site: BatchSiteAgent, now: float) -> dict[str, Any]:
@@ -40,14 +37,6 @@ def _site_figures(site: BatchSiteAgent, now: float) -> dict[str, Any]:
         "site": site.name,
         "scheduler": "easy",
         "admission": "best-effort",
-        # the run table's columns (a site has no admission, prices or shapes)
-        "accepted_pct": math.nan,
-        "mean_processors": math.nan,
-        "revenue": math.nan,
-        "rent": math.nan,
-        "profit": math.nan,
-        "profit_rate": math.nan,
-        "realised_pct": math.nan,
         "site_jobs": len(jobs),
         "site_killed": site.killed,
         "utilization": 100.0 * held / span if span > 0 else math.nan,

@@ -1,25 +1,15 @@
 """VARQ users: agents that make virtual advance reservations at a batch site (VARQ TR 2007-09 §3,
 §4.1, §4.4).
 
-A request is (nodes, wall time, runtime, deadline, required probability p). The user asks
-:func:`agents.policies.varq.plan` on the site's QBETS; "no reservation possible" is a refusal.
-Otherwise it waits until the planned submission time, re-planning every ``replan_interval`` hours
-meanwhile (§3: "continually generates new probability trajectories while waiting"; a re-plan that
-finds no qualifying point keeps the previous plan, our choice: the reservation was granted), then
-submits a job requesting the padded wall time that holds its nodes idle until the deadline
-(:class:`agents.batch_site.SiteJob` ``hold_until``) and is charged for it. The reservation
-succeeds if the job is running at the deadline (it started by then).
-
-- :class:`TraceVarqUser` (§4.4, Table 4): the trace jobs chosen as VARQ jobs, each asking at its
-  submission for the next deadline on a grid (every 6 h); a refused one is submitted as a plain
-  job at once, or dropped (``refused``).
-- :class:`RandomVarqUser` (§4.1): a submitting process composing random jobs that want to run
-  ``lead`` hours ahead; refused, it retries every ``retry_seconds`` with a new random job and the
-  same target time (a new target once that one is reached); after a reservation it waits until
-  just past its deadline. It stops once the site's trace is replayed.
-
-Each user's :meth:`summary` gives ``varq_jobs``, ``varq_predicted_pct``, ``varq_success_pct`` and
-``overhead_ratio`` (Table 3: allocation used / allocation needed, node-hours).
+A request (nodes, wall time, runtime, deadline, probability p) is planned by VARQ's planner
+(:class:`agents.policies.varq.VarqPlanner`) on the site's QBETS; "no reservation possible" is a
+refusal. The user re-plans every ``replan_interval`` while waiting (a re-plan finding nothing
+keeps the plan: ours), submits the padded job, which holds its nodes until the deadline, and
+succeeds if it is running then. :class:`TraceVarqUser` (§4.4, Table 4): chosen trace jobs ask
+for the next deadline on a grid; a refused one is submitted plain or dropped.
+:class:`RandomVarqUser` (§4.1): random jobs wanting to run ``lead`` hours ahead, retrying when
+refused. :meth:`summary` gives ``varq_jobs``, ``varq_predicted_pct``, ``varq_success_pct`` and
+``overhead_ratio`` (Table 3).
 """
 
 from __future__ import annotations
@@ -32,10 +22,10 @@ import mesa
 import numpy as np
 
 from agents.batch_site import BatchSiteAgent, SiteJob
-from agents.policies import varq
-from market.inputs.workloads.site_trace import SiteTrace
+from agents.policies import make_reservation, varq
 
 if TYPE_CHECKING:
+    from market.inputs.workloads.site_trace import SiteTrace
     from market.sim.model import GridMarket
 
 
@@ -75,8 +65,9 @@ class VarqUser(mesa.Agent):
         super().__init__(model)
         self.name = name
         self.site = site
+        self.planner = make_reservation("varq", probability=probability, step_seconds=step_seconds)
         self.required = probability
-        self.step = step_seconds / 3600.0
+        self.step = self.planner.step  # hours
         self.replan_interval = replan_interval
         self.records: list[VarqRecord] = []
         self.refused = 0
@@ -92,9 +83,7 @@ class VarqUser(mesa.Agent):
         """Ask for ``nodes`` running from ``deadline`` for ``walltime`` hours; False if no
         reservation is possible."""
         now = self.model.time
-        plan = varq.plan(
-            self.site.predictor, nodes, walltime, now, deadline, self.required, self.step
-        )
+        plan = self.planner.plan(self.site.predictor, nodes, walltime, now, deadline)
         self.latest = (nodes, walltime, now, deadline, plan)
         if plan is None:
             self.refused += 1
@@ -115,10 +104,9 @@ class VarqUser(mesa.Agent):
     def _wake(self, due: list[int], now: float) -> None:
         for record in [self._records.pop(i) for i in due]:
             if record.plan.submit_at > now + 1e-12:  # re-plan while waiting (§3)
-                again = varq.plan(
-                    self.site.predictor, record.nodes, record.walltime, now, record.deadline,
-                    self.required, self.step,
-                )  # fmt: skip
+                again = self.planner.plan(
+                    self.site.predictor, record.nodes, record.walltime, now, record.deadline
+                )
                 if again is not None:
                     record.plan = again
             self._wait_or_submit(record)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import socket
 
-from market.cli.main import UsageError, in_range
+from market.cli.usage import UsageError, in_range
 
 NAME = "dashboard"
 HELP = "watch and steer market runs in a browser (every view on one server)"

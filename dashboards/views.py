@@ -17,6 +17,7 @@ from dash import html
 
 from dashboards.gantt import gantt_figure
 from dashboards.session import Line, as_list
+from market.results.metrics import METRICS
 from market.results.outputs import RunKind, run_kind
 
 __all__ = ["extend_payload", "gantt_figure", "monitors_view", "shown_graphs", "timeseries_figure"]
@@ -210,46 +211,20 @@ def status_view(status: dict[str, Any]) -> list:
     return parts
 
 
-MONITOR_COLUMNS = (
-    ("line", "run / provider", None),
-    ("state", "state", None),
-    ("profit_rate", "profit/h", ",.1f"),
-    ("profit", "profit", ",.0f"),
-    ("revenue", "revenue", ",.0f"),
-    ("rent", "rent", ",.0f"),
-    ("utilization", "util %", "pct"),
-    ("queue_length", "queue", ",.0f"),
-    ("running", "running", ",.0f"),
-    ("accepted_pct", "accepted %", ",.1f"),
-)
-#: Shown for a market with deadlines (from the run's summary so far: market/results/outputs.py).
-QOS_MONITORS = (
-    ("unadmitted_pct", "unadm. %", ",.1f"),
-    ("deadlines_missed", "missed", ",.0f"),
-    ("deadlines_fulfilled_pct", "fulfilled %", ",.1f"),
-    ("mean_slowdown_fulfilled", "slowdown", ",.2f"),
-)
-MONEY_MONITORS = ("profit_rate", "profit", "revenue", "rent")
+#: The monitors every line has before its metrics (from the metric registry).
+LINE_MONITORS = (("line", "run / provider", None), ("state", "state", None))
+#: The kind a run's monitors take until its summary says more: the profit paper's market.
+UNKNOWN = RunKind(money=True, rent=True, qos=False, classes=False, market=False)
 
 
 def monitor_columns(rows: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
-    """The monitors' columns for these rows: money only where money moved so far, the QoS
-    columns (instead of accepted %) where jobs had deadlines
-    (:func:`market.results.outputs.run_kind`
-    of the rows' summaries)."""
-    kind = rows_kind(rows)
-    if kind is None:
-        return list(MONITOR_COLUMNS)
-    columns = []
-    for key, title, fmt in MONITOR_COLUMNS:
-        if key in MONEY_MONITORS and not kind.money:
-            continue
-        if key == "accepted_pct" and kind.qos:
-            continue
-        columns.append((key, title, fmt))
-    if kind.qos:
-        columns += QOS_MONITORS
-    return columns
+    """The monitors' columns for these rows, ``(key, header, format)``: the registry's metrics
+    with a ``monitor`` format that a run of this kind shows (:func:`market.results.outputs.run_kind`
+    of the rows' summaries: money only where money moved so far, the QoS monitors instead of
+    accepted % where jobs had deadlines, the bounded slowdown where no money moves)."""
+    kind = rows_kind(rows) or UNKNOWN
+    shown = [(m.name, m.header, m.monitor) for m in METRICS if m.monitor and m.shown(kind)]
+    return [*LINE_MONITORS, *shown]
 
 
 def monitors_view(rows: list[dict[str, Any]]) -> html.Table:

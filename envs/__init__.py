@@ -1,4 +1,4 @@
-"""Learning environments over the market model (issue 19).
+"""Learning environments over the market model.
 
 - ``gridmarket/Admission-v0`` (:class:`envs.admission.AdmissionEnv`, registered with Gymnasium
   when this package is imported): one service provider's admission decisions;

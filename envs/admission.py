@@ -3,10 +3,11 @@
 Each step is one job offered to the provider (Popovici & Wilkes SC'05 §3.4): the observation
 describes the job and the provider (:mod:`envs.observation`), the action rejects it or admits it
 on a shape, and the model (the same :class:`~market.sim.model.GridMarket`, the same policies, driven
-by :mod:`envs.driver`) runs on to the next offer. The reward is the change in the provider's
-realised profit (payments received less penalties and rent paid, from the ledger) since the last
-step, so an episode's return is the run's profit; the episode is one run of the scenario and
-ends when every job is done (``terminated``; never truncated).
+by :mod:`envs.driver`) runs on to the next offer. The reward (:mod:`envs.reward`) is the change in
+the provider's realised profit since the last step, so an episode's return is the run's profit;
+where no money moves (QoPS, Libra) it is the work finished by its deadline less the work finished
+late. The episode is one run of the scenario and ends when every job is done (``terminated``;
+never truncated).
 
 ``reset(seed=s)`` runs the scenario on seed ``s``, the job stream of ``gridmarket run --seed s``;
 ``reset()`` without a seed draws the next run's seed from the environment's ``np_random`` (so a
@@ -25,6 +26,7 @@ import numpy as np
 from envs.actions import check_action, decide
 from envs.driver import MarketDriver, Offer, planning_providers, pool_capacities
 from envs.observation import Observer, action_mask, action_space
+from envs.reward import Reward, reward_kind
 from market.inputs.limits import MAX_SEED
 from market.inputs.scenario import Scenario, ScenarioError, load
 from market.results.result import RunResult
@@ -59,6 +61,8 @@ class AdmissionEnv(gym.Env):
             to ``info["positive_opportunity"]`` (:mod:`envs.hint`; costs its plans).
         horizon, points: the capacity outlook ``obs["free"]`` (see :class:`Observer`).
         fast: the model's speed switch (:mod:`market.sim.clock`); it changes no decision.
+        reward: ``"profit"`` or ``"qos"`` (:mod:`envs.reward`); default: profit where money
+            moves, else qos (``self.reward_kind`` says which).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
@@ -72,17 +76,19 @@ class AdmissionEnv(gym.Env):
         horizon: float = 24.0,
         points: int = 12,
         fast: bool = True,
+        reward: str | None = None,
     ) -> None:
         spec = load_market(scenario, variant)
         self.provider_name = provider if provider is not None else planning_providers(spec)[0]
         self.driver = MarketDriver(spec, [self.provider_name], decide, fast)
+        self.reward_kind = reward_kind(spec, reward)
+        self._reward = Reward(self.reward_kind)
         pool = pool_capacities(spec)[self.provider_name]
         self.observer = Observer(pool, hint, horizon, points)
         self.observation_space = self.observer.space()
         self.action_space = action_space(pool)
         self.capacity = pool
         self._mask = action_mask(None, None, pool)
-        self._profit = 0.0
         self._job = None
 
     # -- the Gymnasium API ---------------------------------------------------------------------
@@ -92,7 +98,7 @@ class AdmissionEnv(gym.Env):
         super().reset(seed=seed)
         run_seed = seed if seed is not None else int(self.np_random.integers(MAX_SEED))
         offer = self.driver.start(run_seed)
-        self._profit = 0.0
+        self._reward.reset()
         obs, info = self._observe(offer)
         info["seed"] = run_seed
         return obs, info
@@ -103,11 +109,10 @@ class AdmissionEnv(gym.Env):
         if self.driver.finished:
             raise RuntimeError("the episode has ended: call reset()")
         a = check_action(action, self._mask, self._job, self.provider_name)
+        decided = self._job.id
         offer = self.driver.resume({self.provider_name: a})
         obs, info = self._observe(offer)
-        profit = self.provider.profit
-        reward = profit - self._profit
-        self._profit = profit
+        reward = self._reward.step(self.provider, decided)
         return obs, reward, offer is None, False, info
 
     def action_masks(self) -> np.ndarray:

@@ -1,30 +1,14 @@
 """The hand-off between a running :class:`~market.sim.model.GridMarket` and a learning environment.
 
-The admission decision (Popovici & Wilkes SC'05 §3.4) is made deep inside an event handler:
-a client's arrival event asks each provider to ``quote``, whose planner calls its admission
-policy. A Gymnasium ``step(action)`` must instead return at the next decision. The driver runs
-the unchanged model in a **greenlet** (a second call stack in the same thread, switched to and
-from explicitly: no threads, no locks, no scheduling by the operating system) and gives the
-controlled providers the ``external`` admission (:mod:`agents.policies.external`):
-
-1. :meth:`MarketDriver.start` builds the model and switches into it; the model runs event by
-   event, as ``GridMarket.run`` runs it, until a controlled provider is offered a job;
-2. there ``external`` switches back to the environment with an :class:`Offer` (the model stays
-   suspended inside ``quote``, its state exactly what admission sees);
-3. :meth:`MarketDriver.resume` switches back in with the agents' actions; ``decide`` returns the
-   decision they chose, and the model runs on to the next offer or to its end.
-
-The switch is strict (only one side runs at a time), so a run is the same pure function of
-(scenario, seed, actions) as ``gridmarket run`` is of (scenario, seed). A job offered to several
-controlled providers (a client's ``best_quote`` or ``first_accept`` over them) is one
-:class:`Offer` naming all of them, their actions taken at once: their quotes see the same market
-(a quote changes nothing until the client commits). Under ``first_accept`` the later ones are
-asked only if the earlier reject; under ``random`` only the drawn one is.
-
-Other designs considered (README, Learning environments): a worker thread blocked on a queue
-(the same hand-off at ~10x the switching cost, see the benchmark), and stopping the model before
-each arrival event (needs Mesa's event heap, and the observation would precede completions due
-at the same instant).
+The admission decision (Popovici & Wilkes SC'05 §3.4) is made inside an event handler, but a
+Gymnasium ``step`` must return at the next decision. The driver runs the unchanged model in a
+**greenlet** and gives the controlled providers the ``external`` admission
+(:mod:`agents.policies.external`): :meth:`MarketDriver.start` runs the model until a controlled
+provider is offered a job; ``external`` switches back with an :class:`Offer` (the model suspended
+inside ``quote``); :meth:`MarketDriver.resume` switches back in with the actions. Only one side
+runs at a time, so a run is a pure function of (scenario, seed, actions). A job offered to
+several controlled providers is one :class:`Offer` naming them all, their quotes seeing the same
+market; the offer rule says whose action counts. Designs considered: docs/papers/environments.md.
 """
 
 from __future__ import annotations
@@ -36,14 +20,26 @@ from greenlet import greenlet
 
 from agents.policies.base import Decision, PlanContext, Scheduler
 from agents.policies.external import ExternalAdmission
+from agents.resource_provider import ResourceProviderAgent
 from agents.service_provider import ServiceProviderAgent
 from market.core.jobs import Job
 from market.inputs.scenario import Scenario, ScenarioError
 from market.sim.model import GridMarket
 
-#: Builds a provider's decision from its agent's action: (provider, action, job, queue, ctx,
-#: scheduler) -> Decision.
-Act = Callable[[ServiceProviderAgent, object, Job, Sequence[Job], PlanContext, Scheduler], Decision]
+#: Builds a provider's decision on one of its pools from its agent's action: (provider, action,
+#: job, queue, ctx, scheduler, pool) -> Decision.
+Act = Callable[
+    [
+        ServiceProviderAgent,
+        object,
+        Job,
+        Sequence[Job],
+        PlanContext,
+        Scheduler,
+        ResourceProviderAgent,
+    ],
+    Decision,
+]
 
 
 class Offer(NamedTuple):
@@ -56,18 +52,37 @@ class Offer(NamedTuple):
 
 def planning_providers(scenario: Scenario) -> list[str]:
     """The service providers of ``scenario`` that run admission control (not deadline
-    clusters), in the scenario's order; a one-line :class:`ScenarioError` if there is none."""
+    clusters), in the scenario's order; a one-line :class:`ScenarioError` saying why there is
+    none to drive if so."""
     names = [sp.name for sp in scenario.service_providers if sp.cluster is None]
-    if not names:
-        raise ScenarioError(f"{scenario.name}: no service provider plans admission (all clusters)")
-    return names
+    if names:
+        return names
+    why = "Admission-v0 and Market-v0 drive the admission policy of a provider that plans"
+    if scenario.service_providers:
+        kinds = ", ".join(
+            f"service_providers.{i} {sp.name!r}: cluster {sp.cluster.name}"
+            for i, sp in enumerate(scenario.service_providers)
+        )
+        raise ScenarioError(
+            f"{scenario.name}: no admission to drive: every service provider is a deadline "
+            f"cluster ({kinds}), which admits by its cluster policy's own test; {why}"
+        )
+    where = "batch sites with VARQ users" if scenario.batch_sites else "nothing"
+    raise ScenarioError(
+        f"{scenario.name}: no admission to drive: there is no service provider (the market is "
+        f"{where}); {why}"
+    )
 
 
 def pool_capacities(scenario: Scenario) -> dict[str, int]:
-    """The capacity of each service provider's resource provider (its pool), by name."""
+    """Each service provider's widest pool (the capacity of its resource provider, or of the
+    largest of those it rents from), by name: the ``C`` of its action space."""
     pools = {rp.name: rp.capacity for rp in scenario.resource_providers}
     first = scenario.resource_providers[0].name
-    return {sp.name: pools[sp.resource_provider or first] for sp in scenario.service_providers}
+    return {
+        sp.name: max(pools[name] for name in sp.pool_names(first))
+        for sp in scenario.service_providers
+    }
 
 
 def controlled_scenario(scenario: Scenario, controlled: Sequence[str]) -> Scenario:
@@ -119,9 +134,11 @@ class MarketDriver:
         model = self.model = GridMarket(self.spec, seed=seed, fast=self.fast)
         for name in self.controlled:
             provider = model.service_providers[name]
-            admission = provider.admission
-            assert isinstance(admission, ExternalAdmission)
-            admission.decider = self._decider(provider)
+            # One admission per pool (a provider renting from several asks each): all decided
+            # by the one action its agent takes for the job.
+            for planner in provider.planners:
+                assert isinstance(planner.admission, ExternalAdmission)
+                planner.admission.decider = self._decider(provider, planner.pool)
         self.offer, self.offers = None, 0
         self._runner = greenlet(self._run)
         return self._switch(None)
@@ -161,7 +178,7 @@ class MarketDriver:
             model.advance_to(model.time + interval)
         return None
 
-    def _decider(self, provider: ServiceProviderAgent):
+    def _decider(self, provider: ServiceProviderAgent, pool: ResourceProviderAgent):
         name = provider.name
 
         def decide(job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler):
@@ -170,7 +187,7 @@ class MarketDriver:
                 self.offer = offer = Offer(job, ctx.now, self._offered(job, name))
                 self.offers += 1
                 self._actions = self._caller.switch(offer)
-            return self._act(provider, self._actions[name], job, queue, ctx, scheduler)
+            return self._act(provider, self._actions[name], job, queue, ctx, scheduler, pool)
 
         return decide
 

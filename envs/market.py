@@ -1,19 +1,14 @@
 """``Market-v0``: the competing service providers of a market as a PettingZoo ``ParallelEnv``.
 
 Every service provider that plans (not a deadline cluster) is an agent deciding admission
-(Popovici & Wilkes SC'05 §3.4) for the jobs its clients offer it, so multi-agent learning can
-study competition for the same job stream. One step is one job offered: every agent observes
-(:mod:`envs.observation`, with the PettingZoo convention ``{"observation": ...,
-"action_mask": ...}``); those the job is offered to (``observation["job"][0] == 1``) decide it,
-the others' only allowed action is 0 and is ignored. Under a client's ``best_quote`` every
-provider that accepts quotes and the client takes the best promise; under ``first_accept`` a
-later provider's action counts only if the earlier ones rejected (see :mod:`envs.driver`).
-Each agent's reward is the change in its own realised profit since the last step, so its
-return is its profit in the run. All agents terminate together when every job is done.
-
-The action is a ``Dict`` with one entry now, ``admit`` (``Discrete(C + 2)``, as in
-Admission-v0); the market's price quotes (issue 18) will be a second entry, ``price``, so that
-agents written for this version keep working. A plain integer is taken as ``{"admit": it}``.
+(Popovici & Wilkes SC'05 §3.4) for the jobs its clients offer it. One step is one job offered:
+every agent observes (:mod:`envs.observation`, as ``{"observation": ..., "action_mask": ...}``);
+those it is offered to (``observation["job"][0] == 1``) decide it, the others may only reject and
+are ignored; the client's offer rule says whose action counts (:mod:`envs.driver`). Each agent's
+reward is the change in its own realised profit (:mod:`envs.reward`); all terminate together
+when every job is done. The action is a ``Dict``, ``{"admit": Discrete(C + 2)}``, so that a
+``price`` entry can come later; a plain integer is taken as ``{"admit": it}``
+(docs/papers/environments.md).
 """
 
 from __future__ import annotations
@@ -29,6 +24,7 @@ from envs.actions import InvalidAction, check_action, decide
 from envs.admission import DEFAULT_SCENARIO, load_market
 from envs.driver import MarketDriver, Offer, planning_providers, pool_capacities
 from envs.observation import Observer, action_mask, action_space
+from envs.reward import Reward, reward_kind
 from market.inputs.limits import MAX_SEED
 from market.inputs.scenario import Scenario
 from market.results.result import RunResult
@@ -41,7 +37,8 @@ class MarketEnv(ParallelEnv):
         scenario: a scenario file (path or name) or a :class:`~market.inputs.scenario.Scenario`.
         providers: the service providers that are agents (default: every one that plans);
             the others keep their scenario's policies.
-        variant, hint, horizon, points, fast: as for :class:`envs.admission.AdmissionEnv`.
+        variant, hint, horizon, points, fast, reward: as for
+            :class:`envs.admission.AdmissionEnv`.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -59,10 +56,13 @@ class MarketEnv(ParallelEnv):
         horizon: float = 24.0,
         points: int = 12,
         fast: bool = True,
+        reward: str | None = None,
     ) -> None:
         spec = load_market(scenario, variant)
         names = list(providers) if providers is not None else planning_providers(spec)
         self.driver = MarketDriver(spec, names, decide, fast)
+        self.reward_kind = reward_kind(spec, reward)
+        self._rewards = {name: Reward(self.reward_kind) for name in names}
         self.possible_agents = names
         self.agents: list[str] = []
         pools = pool_capacities(spec)
@@ -84,7 +84,6 @@ class MarketEnv(ParallelEnv):
         }
         self._masks: dict[str, np.ndarray] = {}
         self._jobs: dict[str, Any] = {}
-        self._profit: dict[str, float] = {}
         self._rng: np.random.Generator | None = None
 
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -107,7 +106,8 @@ class MarketEnv(ParallelEnv):
         run_seed = seed if seed is not None else int(self._rng.integers(MAX_SEED))
         offer = self.driver.start(run_seed)
         self.agents = list(self.possible_agents)
-        self._profit = dict.fromkeys(self.agents, 0.0)
+        for reward in self._rewards.values():
+            reward.reset()
         obs, infos = self._observe(offer)
         for info in infos.values():
             info["seed"] = run_seed
@@ -128,13 +128,16 @@ class MarketEnv(ParallelEnv):
                 raise InvalidAction(f"{agent}: no action for job {offer.job.id} offered to it")
             chosen[agent] = check_action(action, self._masks[agent], self._jobs[agent], agent)
         offered = offer.providers if offer is not None else ()
+        decided = offer.job.id if offer is not None else None
         offer = self.driver.resume({a: chosen[a] for a in offered})
         obs, infos = self._observe(offer)
-        rewards = {}
-        for agent in self.agents:
-            profit = self.driver.model.service_providers[agent].profit
-            rewards[agent] = profit - self._profit[agent]
-            self._profit[agent] = profit
+        providers = self.driver.model.service_providers
+        rewards = {
+            agent: self._rewards[agent].step(
+                providers[agent], decided if agent in offered else None
+            )
+            for agent in self.agents
+        }
         done = offer is None
         terminations = dict.fromkeys(self.agents, done)
         truncations = dict.fromkeys(self.agents, False)

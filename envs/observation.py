@@ -1,23 +1,20 @@
 """What an admission agent sees, and what it may do: the spaces of the learning environments.
 
-One observation describes the job offered and the provider it is offered to, at the instant of
-admission (Popovici & Wilkes SC'05 §3.4), in the model's own units (hours, processors,
-florins), unscaled: wrap the environment in ``gymnasium.wrappers.NormalizeObservation`` (or
-SB3's ``VecNormalize``) to learn on it. Times are hours from now. ``C`` is the capacity of the
-provider's resource provider (its pool); per-shape vectors have one entry per processor count
-``n = 1..C`` (0 where the job has no such shape). Every field is listed in the README
-(Learning environments) and in :data:`JOB_FIELDS` / :data:`PROVIDER_FIELDS`.
-
-The action (:func:`action_space`) is ``Discrete(C + 2)``: 0 rejects, ``n`` in 1..C admits on
-``n`` processors, ``C + 1`` admits on the shape the provider's scheduler picks (the
-``accept_all`` policy's choice, §3.4's no-admission-control reference). The mask
-(:func:`action_mask`) allows 0 always, ``n`` only for the job's shapes, and ``C + 1`` only if a
-shape the scheduler runs fits the pool. Where the paper is silent (our choices, parameters of
-:class:`Observer`): the capacity outlook samples ``points`` times over ``horizon`` hours.
+One observation describes the job offered and its provider at the instant of admission
+(Popovici & Wilkes SC'05 §3.4), in the model's own units (hours from now, processors, florins),
+unscaled (normalise it with a wrapper); ``C`` is the provider's pool capacity (its widest pool),
+and per-shape vectors have one entry per ``n = 1..C``. The fields: :data:`JOB_FIELDS`,
+:data:`PROVIDER_FIELDS` and docs/papers/environments.md. The action (:func:`action_space`) is
+``Discrete(C + 2)``: 0 rejects, ``n`` admits on ``n`` processors, ``C + 1`` on the scheduler's
+choice (``accept_all``, §3.4's no-admission-control reference); the mask (:func:`action_mask`)
+allows 0, the job's shapes, and ``C + 1`` if a shape the scheduler runs fits. Our choice where
+the paper is silent (:class:`Observer`'s parameters): the capacity outlook samples ``points``
+times over ``horizon`` hours.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +50,9 @@ PROVIDER_FIELDS = (
     "price",  # rent now (florins per processor-hour)
     "sigma",  # sd of the pool's availability forecast error (processors; 0: certain)
 )
+# With several pools: ``available``, ``capacity`` and ``free`` are summed over them, ``price`` is
+# the cheapest, ``sigma`` that of the sum (independent errors), ``profit_now`` at the cheapest
+# pool the shape fits, and the per-shape vectors run to the widest pool (C).
 _J = {name: i for i, name in enumerate(JOB_FIELDS)}
 _P = {name: i for i, name in enumerate(PROVIDER_FIELDS)}
 
@@ -134,9 +134,9 @@ class Observer:
         """``provider``'s observation of ``job`` offered at ``now`` (job fields 0 without one),
         and the action PositiveOpportunity takes (None unless ``hint``)."""
         c = self.capacity
-        planner = provider.planner
-        ctx = planner.context(now)  # the context admission decides on (cached per instant)
-        queue = planner.queue
+        planners, pools = provider.planners, provider.pools
+        # The contexts admission decides on (cached per instant), one per pool.
+        contexts = [planner.context(now) for planner in planners]
         f32 = np.float32
         po_action = None
         obs: dict[str, np.ndarray] = {}
@@ -167,44 +167,53 @@ class Observer:
                 f32,
             )
             shapes, runtime, profit = [0.0] * c, [0.0] * c, [0.0] * c
-            cost = ctx.price.cost
+            costs = [
+                (pool.capacity, ctx.price.cost) for pool, ctx in zip(pools, contexts, strict=True)
+            ]
             for n in job.shapes:
                 if n > c:
                     break
                 rt = job.predicted_runtime(n)
                 shapes[n - 1] = 1.0
                 runtime[n - 1] = rt
-                profit[n - 1] = u(now + rt) - cost(n, now, now + rt)
+                rent = min(cost(n, now, now + rt) for size, cost in costs if size >= n)
+                profit[n - 1] = u(now + rt) - rent
             obs["shapes"] = np.array(shapes, f32)
             obs["runtime"] = np.array(runtime, f32)
             obs["profit_now"] = np.array(profit, f32)
             if self.hint:
+                planning = zip(planners, contexts, strict=True)
                 po_action, gain, valid = positive_opportunity_hint(
-                    job, queue, ctx, planner.scheduler, c
+                    job, [(p.queue, ctx, p.scheduler) for p, ctx in planning], c
                 )
                 obs["hint_gain"], obs["hint_valid"] = gain, valid
-        admitted = planner.shapes
-        work = 0.0
-        for queued in queue:
-            n = admitted.get(queued.id, 1)
-            work += n * queued.predicted_runtime(n)
+        work, queued = 0.0, 0
+        for planner in planners:
+            admitted = planner.shapes
+            queued += len(planner.queue)
+            for waiting in planner.queue:
+                n = admitted.get(waiting.id, 1)
+                work += n * waiting.predicted_runtime(n)
         plan = provider.last_plan
-        rp = provider.resource_provider
+        sigma = [pool.uncertainty.sigma for pool in pools]
         obs["provider"] = np.array(
             (
                 now,
-                len(queue),
+                queued,
                 work,
                 provider.running,
                 provider.busy,
-                max(plan.end - now, 0.0) if queue and plan is not None else 0.0,
-                rp.available(),
-                rp.capacity,
-                ctx.price.at(now),
-                rp.uncertainty.sigma,
+                max(plan.end - now, 0.0) if queued and plan is not None else 0.0,
+                sum(pool.available() for pool in pools),
+                sum(pool.capacity for pool in pools),
+                min(ctx.price.at(now) for ctx in contexts),
+                sigma[0] if len(sigma) == 1 else math.sqrt(sum(s * s for s in sigma)),
             ),
             f32,
         )
-        free_at, step = ctx.capacity.free_at, self.horizon / self.points
-        obs["free"] = np.array([free_at(now + k * step) for k in range(self.points)], f32)
+        step = self.horizon / self.points
+        outlook = [ctx.capacity.free_at for ctx in contexts]
+        obs["free"] = np.array(
+            [sum(free_at(now + k * step) for free_at in outlook) for k in range(self.points)], f32
+        )
         return obs, po_action

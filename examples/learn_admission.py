@@ -1,5 +1,5 @@
 """Learn an admission policy on the profit paper's default scenario and compare it with the
-paper's heuristics on held-out seeds (README, Learning environments).
+paper's heuristics on held-out seeds (docs/papers/environments.md).
 
     pip install -e '.[rl]'                      # Stable-Baselines3, sb3-contrib (and torch)
     python examples/learn_admission.py          # a few minutes on 2 cores

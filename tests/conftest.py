@@ -69,7 +69,7 @@ def synthetic_swf(
 
 def require_trace(name: str = "SDSC-SP2-1998-4.2-cln.swf.gz") -> Path:
     """The path of trace ``name`` on the trace search path, or skip the test (the project never
-    needs ``../shared``: see README, Traces)."""
+    needs ``../shared``: see docs/guide/traces.md)."""
     from market.inputs.traces import TraceNotFoundError, resolve_trace
 
     try:

@@ -7,7 +7,7 @@ changes), one to three service providers with any registered scheduler and admis
 risk level or none, reshaping or not, now and then a deadline cluster (Libra, LibraRisk, EDF) on
 a pool of its own, and one to three clients with 5-20 jobs in all, moldable or rigid (trace-like:
 one shape, sometimes wider than every pool), or read from a tiny SWF trace with deadlines when a
-directory to write it in is given. With ``market=True`` (issue 18) it also draws a competing
+directory to write it in is given. With ``market=True`` it also draws a competing
 market: any registered pricing policy with random parameters, service providers renting from
 several pools, utilization-priced pools, providers entering late, and clients shopping by surplus.
 

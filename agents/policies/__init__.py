@@ -1,4 +1,5 @@
-"""Policies: schedulers and admission control, registered by name.
+"""Policies: schedulers, admission control, deadline clusters, pricing and reservations,
+registered by name.
 
 Importing this package registers every built-in policy; see :mod:`agents.policies.registry`.
 """
@@ -15,6 +16,7 @@ from agents.policies import (  # noqa: F401  (registration)
     pricing,
     profit,
     qops,
+    varq,
     vqops,
 )
 from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
@@ -22,10 +24,13 @@ from agents.policies.registry import (
     ADMISSIONS,
     CLUSTERS,
     PRICINGS,
+    RESERVATIONS,
     SCHEDULERS,
+    Registry,
     make_admission,
     make_cluster,
     make_pricing,
+    make_reservation,
     make_scheduler,
     register_admission,
     register_scheduler,
@@ -35,16 +40,19 @@ __all__ = [
     "ADMISSIONS",
     "CLUSTERS",
     "PRICINGS",
+    "RESERVATIONS",
     "SCHEDULERS",
     "Admission",
     "Decision",
     "Placement",
     "Plan",
     "PlanContext",
+    "Registry",
     "Scheduler",
     "make_admission",
     "make_cluster",
     "make_pricing",
+    "make_reservation",
     "make_scheduler",
     "register_admission",
     "register_scheduler",

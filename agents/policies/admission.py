@@ -1,20 +1,12 @@
 """Admission control (Popovici & Wilkes SC'05 §3.4).
 
-- :class:`PositiveOpportunity`: "compute new job schedules that include the new job (one for each
-  of its possible shapes), add in the existing schedule (without the new job), and then select the
-  most rewarding schedule from the resulting set. Only if the new job is in that schedule should
-  the job be admitted." The schedules are built by the service provider's own scheduler and
-  compared by that scheduler's reward metric (§3.4: "we switched to using the same scheduler in
-  the admission-control algorithm as we used for job sequencing"). A tie keeps the existing
-  schedule: a job that adds nothing is not worth the commitment.
-- Under uncertain capacity with an acceptable risk ``r`` (``ctx.risk``; §3.5, §6),
-  PositiveOpportunity considers only the plans with the job that can be carried out with
-  probability at least ``1 - r`` (:meth:`market.core.forecast.Forecast.plan_probability`); if none
-  can,
-  it tries again planning on less capacity, and rejects the job as ``too-risky`` when no level
-  works (see :mod:`agents.policies.risk`).
-- :class:`AcceptAll`: admits every job that fits the pool at all, on a shape its scheduler runs;
-  the paper's reference point ("simply accepting all jobs did poorly under overload").
+:class:`PositiveOpportunity`: plan the queue with the new job on each of its shapes and without
+it, by the provider's own scheduler, and admit the job only if the most rewarding plan (by that
+scheduler's reward metric) contains it; a tie keeps the existing plan. Under uncertain capacity
+with an acceptable risk (§3.5, §6) only plans carried out with probability at least ``1 - r``
+count, on less capacity if need be, else the job is ``too-risky`` (:mod:`agents.policies.risk`).
+:class:`AcceptAll`: every job that fits the pool on a shape its scheduler runs, the paper's
+reference ("simply accepting all jobs did poorly").
 """
 
 from __future__ import annotations

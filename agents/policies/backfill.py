@@ -1,45 +1,15 @@
-"""Queue-order schedulers for a fixed pool: FCFS, EASY backfilling and conservative backfilling,
-the non-deadline references of Islam et al., "QoPS: a QoS based scheme for parallel job
-scheduling" (OSU-CISRC-4/03-TR21) §5 ("EASY and Conservative back-filling").
+"""Queue-order schedulers for a fixed pool: FCFS, EASY and conservative backfilling, the references
+of the QoPS paper (Islam et al., OSU-CISRC-4/03-TR21 §5).
 
-Each keeps the service provider's queue in the order it is given: arrival order by default, or
-the order an admission policy set (QoPS and its kin return ``Decision.queue_order``). None looks
-at value or price; each reports the plan's profit as its reward (the base class's), which only
-matters if one is combined with a profit-aware admission policy.
-
-Each job runs on one shape, :func:`rigid_shape`: a trace job's only shape, or the widest shape of
-a moldable job (our choice: these schedulers do not choose shapes). A shape pinned by admission
-wins. All three plan with the jobs' runtime *estimates* (``predicted_runtime``).
-
-- :class:`FCFS` (``fcfs``): strict arrival order, no backfilling: each job is placed at its
-  earliest start on what the jobs before it left, but never before the previous job's start, so
-  no job starts ahead of one queued before it.
-- :class:`EASY` (``easy``): EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), defined on
-  the capacity profile as
-
-  1. jobs start now, in queue order, while each fits now for its whole estimated runtime;
-  2. the first job that cannot (the *head*) gets a reservation at its earliest start;
-  3. every later job, in queue order, starts now if it fits now for its whole estimated runtime
-     on what is left with the head's reservation in place, i.e. it either ends (by its estimate)
-     before the reservation or uses only processors the reservation leaves spare. The others
-     wait, unplaced.
-
-  On a fixed pool this is the classic rule (shadow time and extra processors). The plan holds
-  only the jobs starting now and the head's reservation: the waiting jobs are simply left out of
-  ``Plan.placements`` (not put in ``Plan.unplaced``, which means "can never fit"), so the
-  service provider's next run, at the next arrival, completion or the head's reservation, looks
-  at them again. A job too wide for the pool is unplaced and skipped; the next job becomes the
-  head.
-- :class:`Conservative` (``conservative``): conservative backfilling: every queued job gets a
-  reservation, in queue order, each at its earliest start on what the jobs before it left
-  (:func:`agents.policies.list_scheduling.place`). A later job may start earlier than an earlier
-  one only in a gap it fits without moving any earlier reservation. This is the schedule the
-  QoPS-family admission policies check (:mod:`agents.policies.deadline_schedule`), so pair
-  them with it.
-  Placed in queue order, a job's reservation never moves when jobs are added behind it, and
-  with exact estimates it stays put as time passes; when jobs end early, placing in order of
-  the previous plan's starts (not what the service provider does today) is what guarantees
-  that no reservation moves later.
+Each keeps the queue in the order given (arrival, or an admission policy's
+``Decision.queue_order``), runs each job on :func:`rigid_shape` (its only shape, or its widest:
+our choice) unless admission pinned one, and plans on the estimates. :class:`FCFS`: no job
+starts ahead of one queued before it. :class:`EASY` (Lifka 1995): jobs start now in order while
+they fit; the first that does not (the head) gets a reservation; later jobs start now only if
+they fit around it; the others are left out of the plan, not ``unplaced``, and looked at again
+next time. :class:`Conservative`: every job a reservation in queue order, each at its earliest
+start on what the jobs before it left; the schedule the QoPS-family admission policies check, so
+pair them with it.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple
 
 from market.core.capacity import CapacityProfile
 from market.core.forecast import Forecast
@@ -37,9 +37,6 @@ class PlanContext:
         risk: the acceptable risk that a plan cannot be carried out (None: uncertainty-oblivious).
         shapes: the shape each queued job was admitted on, by job id: a commitment every later
             plan keeps (admission chose the plan with that shape, §3.4).
-        ranks: the planner's memo of each job's rank by a list scheduler at this ``now`` and
-            ``price`` (see :class:`RankMemo`); None (compute every time) when a policy is called
-            directly.
     """
 
     now: float
@@ -48,7 +45,6 @@ class PlanContext:
     forecast: Forecast | None = None
     risk: float | None = None
     shapes: Mapping[int, int] = field(default_factory=dict)
-    ranks: RankMemo | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.price, PriceSchedule):
@@ -69,35 +65,6 @@ class PlanContext:
         if self.forecast is None:
             return 1.0
         return self.forecast.plan_probability(plan.placements)
-
-
-class RankMemo:
-    """Each job's ``(shape, priority)`` by a scheduler, computed once per instant and price.
-
-    A list scheduler's rank of a job depends on the job, ``ctx.now`` and ``ctx.price`` only
-    (:meth:`agents.policies.list_scheduling.ListScheduler.rank`), never on the capacity or the
-    rest of the queue, so every context of one instant (at every risk level) shares those ranks;
-    the memo forgets them when it is asked at another time or price. Owned by the planner
-    (:mod:`agents.planner`).
-    """
-
-    __slots__ = ("_ranks", "now", "price")
-
-    def __init__(self) -> None:
-        self.now: float | None = None
-        self.price: PriceSchedule | None = None
-        self._ranks: dict[tuple[object, int], tuple[int, float]] = {}
-
-    def get(self, scheduler: Any, job: Job, ctx: PlanContext) -> tuple[int, float]:
-        """``scheduler.rank(job, ctx)``, computed once per scheduler and job at an instant."""
-        if ctx.now != self.now or ctx.price is not self.price:
-            self.now, self.price = ctx.now, ctx.price
-            self._ranks.clear()
-        key = (scheduler, job.id)
-        ranked = self._ranks.get(key)
-        if ranked is None:
-            ranked = self._ranks[key] = scheduler.rank(job, ctx)
-        return ranked
 
 
 class Placement(NamedTuple):

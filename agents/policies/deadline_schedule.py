@@ -1,21 +1,14 @@
-"""The deadline schedule that QoPS, MSB and MRT search (Islam, Balaji, Sadayappan & Panda, "QoPS:
-a QoS based scheme for parallel job scheduling", OSU-CISRC-4/03-TR21, §2.2 and §3).
+"""The deadline schedule that QoPS, MSB and MRT search (Islam et al., TR21 §2.2, §3).
 
-A schedule is an *order* of the waiting jobs: each is placed in turn at its earliest start on what
-the jobs before it left of ``ctx.capacity`` (conservative backfilling, what the ``conservative``
-scheduler runs on the same order). A policy admits a job only on an order in which every job
-meets its deadline, and returns it as ``Decision.queue_order``. Rules shared by the three (ours
-where the paper is silent):
-
-- jobs are rigid (:func:`agents.policies.backfill.rigid_shape`) and planned on their estimates;
-- a job misses its deadline if its planned end is more than :data:`TOLERANCE` past it; a job
-  without a deadline never misses; a waiting job already late in the current schedule (possible
-  only with wrong estimates) is placed like the others but its lateness is not a violation;
-- heuristic orders: ``edf`` (deadline) and ``llf`` (deadline minus estimated runtime), jobs
-  without a deadline last, ties by arrival then id;
-- reasons: ``meets-deadlines``, ``deadline-miss`` (no schedule, or late even alone), ``no-fit``.
-
-Each job's :data:`Entry` is computed once per decision (never kept across calls).
+A schedule is an order of the waiting jobs, each placed at its earliest start on what the jobs
+before it left (conservative backfilling); a policy admits a job only on an order in which every
+job meets its deadline, returned as ``Decision.queue_order``. Shared rules (ours where the paper
+is silent): rigid jobs planned on their estimates; a miss is an end more than :data:`TOLERANCE`
+past the deadline, and a job already late in the current schedule is no violation; heuristic
+orders ``edf`` and ``llf``, jobs without a deadline last; reasons ``meets-deadlines``,
+``deadline-miss``, ``no-fit``. A waiting job whose reservation starts now has started
+(:func:`start_due`; §3 reorders only jobs not yet started). Each job's :data:`Entry` is computed
+once per decision.
 """
 
 from __future__ import annotations
@@ -23,6 +16,7 @@ from __future__ import annotations
 import math
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from itertools import pairwise
 from operator import itemgetter
 from typing import Literal, NamedTuple
@@ -160,6 +154,51 @@ def current_schedule(ctx: PlanContext, waiting: list[Entry], keep: Iterable[int]
     return Current([placed[i] for i in order], [slots[i] for i in order], None, late)
 
 
+def start_due(
+    ctx: PlanContext, waiting: list[Entry]
+) -> tuple[PlanContext, list[Entry], list[Slot]]:
+    """The waiting jobs whose reservation in the current schedule (the queue placed in order)
+    starts now, taken as started: ``ctx`` with them reserved on a copy of its capacity, the
+    other waiting jobs (queue order), and the started jobs' slots. They are still queued only
+    because the scheduler starts jobs at the end of the instant. Cheap when none can start:
+    nothing is placed unless a waiting job fits what is free now, and placing stops once none
+    left does."""
+    now, capacity = ctx.now, ctx.capacity
+    free = capacity.free_at(now)
+    if not any(entry[1] <= free for entry in waiting):
+        return ctx, waiting, []
+    smallest = [math.inf] * (len(waiting) + 1)  # the narrowest job from each on
+    for i in range(len(waiting) - 1, -1, -1):
+        smallest[i] = min(waiting[i][1], smallest[i + 1])
+    profile = capacity.copy()
+    started: list[Slot] = []
+    rest: list[Entry] = []
+    for i, entry in enumerate(waiting):
+        if smallest[i] > profile.free_at(now):  # nothing left can start now
+            rest.extend(waiting[i:])
+            break
+        job, n, runtime, _, _ = entry
+        start = profile.reserve_earliest(n, runtime, now)
+        if start <= now:
+            started.append((job, n, start, start + runtime))
+        else:
+            rest.append(entry)
+    if not started:
+        return ctx, waiting, []
+    kept = capacity.copy()
+    for _, n, start, end in started:
+        kept.reserve(start, end - start, n)
+    return replace(ctx, capacity=kept), rest, started
+
+
+def with_started(decision: Decision, started: list[Slot]) -> Decision:
+    """``decision`` with the ``started`` jobs first in its queue order (see :func:`start_due`)."""
+    if not started or not decision.accepted or decision.queue_order is None:
+        return decision
+    ids = tuple(slot[0].id for slot in started)
+    return replace(decision, queue_order=ids + decision.queue_order)
+
+
 def precheck(new: Entry, ctx: PlanContext) -> Decision | First:
     """Reject a job that can never run on the pool, or cannot meet its deadline even alone;
     else place it at its earliest start on a copy of ``ctx.capacity`` (where QoPS's point 0
@@ -215,10 +254,11 @@ class Guarantee(Admission):
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
     ) -> Decision:
         new = entries((job,), self.key)[0]
+        ctx, waiting, started = start_due(ctx, entries(queue, self.key))
         first = precheck(new, ctx)
         if isinstance(first, Decision):
             return first
-        return self.search(new, entries(queue, self.key), ctx, first)
+        return with_started(self.search(new, waiting, ctx, first), started)
 
     @abstractmethod
     def search(self, new: Entry, waiting: list[Entry], ctx: PlanContext, first: First) -> Decision:

@@ -1,28 +1,15 @@
-"""DVQoPS, dynamic value-aware QoPS (Islam, Balaji, Sabin & Sadayappan, OSU-CISRC-3/07-TR17,
-§4.3, Figure 4).
+"""DVQoPS, dynamic value-aware QoPS (Islam et al., OSU-CISRC-3/07-TR17, §4.3, Figure 4).
 
-The rule: VQoPS (:mod:`.vqops`) with an OC-Factor re-chosen every ``window`` hours (the rollback
-window): for each candidate OC-Factor a what-if simulation (:func:`.whatif.whatif_revenue`, the
-same VQoPS decision and scheduler as the live run) replays every job that arrived in the last
-``window`` hours, accepted or not; the one that earned most is used until the next change (§4.3.1,
-Figure 4c). Every ``max_window`` hours (64) the window itself is re-chosen from ``windows``
-({1, 2, 4, ..., 64} h, Figure 4b). Our reading of 4(b), where the text is brief: for each
-candidate window ``w``, the last ``max_window`` hours are replayed once with the OC-Factor
-changing every ``w`` hours to the one the what-ifs over the ``w`` hours before picked (what
-DVQoPS with that window would have earned there); the ``w`` earning most wins. Our choices:
-ties keep the current value (else the first candidate); the first OC-Factor is
-``initial_oc_factor`` (0) and the first window ``initial_window`` (``max_window``); the first
-change comes one window after the first arrival.
-
-Speed, same choices (``incremental``, the default): the what-ifs of one choice run together
-(:func:`.whatif.whatif_revenues`): the candidate OC-Factors share one market until they judge a job
-differently; the window choice's what-ifs that start at the same time (windows 1, 2, 4, ... share
-change times) are one pass read at each end; the seven replays run together likewise.
-``incremental: false`` runs each what-if on its own (the reference the tests compare with).
-
-State: unlike the other policies, DVQoPS learns: it keeps the jobs offered in the last
-``max_window + max(windows)`` hours and its current OC-Factor and window. Every decision carries
-them in ``Decision.params`` (``oc_factor``, ``rollback_window``), so the run records each change.
+VQoPS (:mod:`.vqops`) whose OC-Factor is re-chosen every ``window`` hours: what-if simulations
+(:mod:`.whatif`, the live run's own decision and scheduler) replay the jobs of the last window
+once per candidate, and the one that earned most is kept (§4.3.1). Every ``max_window`` hours the
+window is re-chosen from ``windows`` (Figure 4b); our reading: each candidate window replays the
+last ``max_window`` hours changing its OC-Factor as DVQoPS with that window would have. Our
+choices: ties keep the current value; the first OC-Factor is ``initial_oc_factor`` and the first
+window ``initial_window``; the first change comes one window after the first arrival. With
+``incremental`` (default) the what-ifs of one choice run together; ``false`` runs each alone
+(the reference). Every decision carries ``oc_factor`` and ``rollback_window`` in
+``Decision.params``.
 """
 
 from __future__ import annotations

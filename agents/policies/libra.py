@@ -1,40 +1,24 @@
-"""Deadline-constrained admission control on a cluster (Yeo & Buyya, "Managing risk of inaccurate
-runtime estimates for deadline constrained job admission control in clusters", ICPP'06).
+"""Deadline-constrained admission control on a cluster (Yeo & Buyya, ICPP'06).
 
-- :class:`Libra` (§3.1): a job's share on a node is its remaining estimated runtime over its
-  remaining deadline (Eq. 1); a node is suitable if its total share with the new job is at most
-  1 (Eq. 2); the job is admitted if at least ``numproc`` nodes are suitable, onto the best-fit
-  ones (the least processor time left after accepting it, i.e. the fullest; ties to the lower
-  node index), else rejected. It starts at once on the time-shared cluster
-  (:mod:`market.core.timeshare`).
-- :class:`LibraRisk` (§3.2-3.3, Algorithm 1): the same shares, but a node is suitable only if
-  its risk of deadline delay is zero: with the new job added, each job's delay is projected on
-  the node from the runtime estimates (:func:`market.core.timeshare.project_node`), its deadline
-  delay is (delay + remaining deadline) / remaining deadline (Eq. 4) and the risk is their
-  standard deviation over the node's jobs (Eq. 5-6). The job goes to the first ``numproc``
-  zero-risk nodes in node order (Algorithm 1, lines 12-15). Zero risk means every job's deadline
-  delay is the same: all on time, or a job alone on an empty node even when its estimate says it
-  will be late (which is how LibraRisk admits more jobs whose estimates are too long). Our
-  choices where the paper is silent: a job already past its deadline (remaining deadline <= 0)
-  has no Eq. 4 value and is left out of the risk; "zero" is a spread of deadline delays below
-  ``tolerance`` (1e-9; floating point); and, as "like Libra, [it] enforces the deadlines of
-  previously accepted jobs on each node" (§3.3), a node is not suitable either if the new job
-  would make late a job projected on time without it (equal deadline delays > 1, e.g. jobs
-  with one deadline on an over-committed node, have zero sigma but break that promise).
-- :class:`EDF` (§4): space-shared, non-preemptive earliest deadline first with a queue: the job
-  with the earliest deadline starts as soon as enough processors are free (no backfilling; a job
-  arriving with an earlier deadline meanwhile is selected instead). With ``admission_control``
-  a job is rejected when it is selected, if its deadline has passed or cannot be met by its
-  runtime estimate; without it, every job runs.
+- :class:`Libra` (§3.1): a node is suitable if its total share with the job is at most 1 (Eq. 1,
+  2); the job goes to the ``numproc`` best-fit (fullest) suitable nodes, else is rejected.
+- :class:`LibraRisk` (§3.2-3.3, Algorithm 1): a node is suitable only if its risk of deadline
+  delay (the sd of its jobs' projected deadline delays, Eq. 4-6) is zero; the job goes to the
+  first ``numproc`` such nodes. Our choices: a job past its deadline is left out of the risk;
+  "zero" is below ``tolerance``; a node where the job would make late a job on time without it
+  is not suitable ("enforces the deadlines of previously accepted jobs", §3.3).
+- :class:`EDF` (§4): space-shared, non-preemptive earliest deadline first without backfilling;
+  with ``admission_control`` a job is rejected when selected if its estimate cannot meet its
+  deadline.
 
-These are cluster policies (``service_providers.N.cluster: libra``), registered by name in
-:data:`agents.policies.registry.CLUSTERS`; the provider that runs them is
-:mod:`agents.cluster_provider`.
+Cluster policies (:class:`ClusterPolicy`, ``service_providers.N.cluster: libra``), registered
+in :data:`agents.policies.registry.CLUSTERS` and run by :mod:`agents.cluster_provider`.
 """
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from typing import ClassVar, Literal, NamedTuple
 
 import numpy as np
@@ -69,15 +53,48 @@ def deadline_delay_risk(values: list[float]) -> tuple[float, float]:
     return float(arr.mean()), float(arr.std())
 
 
-class ClusterPolicy:
-    """A deadline cluster policy: ``sharing`` says which cluster it runs on."""
+class ClusterPolicy(ABC):
+    """A deadline cluster policy (``service_providers.N.cluster``). A policy subclasses
+    :class:`TimeSharing` or :class:`SpaceSharing`, which say what the cluster provider asks it."""
 
     name: ClassVar[str] = ""
-    sharing: ClassVar[Literal["time", "space"]] = "time"
+
+    @property
+    @abstractmethod
+    def sharing(self) -> Literal["time", "space"]:
+        """Whether the cluster's nodes are time-shared or space-shared."""
 
     def label(self) -> str:
         """How the summary names the cluster's scheduler."""
         return f"{self.sharing}_shared"
+
+
+class TimeSharing(ClusterPolicy):
+    """A policy for time-shared nodes: it picks the nodes of a job at submission, or rejects it
+    (:class:`agents.cluster_provider.TimeSharedProvider`)."""
+
+    sharing: ClassVar[Literal["time", "space"]] = "time"
+    #: How a node's unused share is spent (:data:`market.core.timeshare.UNUSED_SHARE_RULES`).
+    unused_share: UnusedShare = "idle"
+
+    @abstractmethod
+    def choose(self, cluster: TimeSharedCluster, now: float, job: Job) -> NodeChoice:
+        """The nodes for ``job`` now, or a rejection with its reason."""
+
+
+class SpaceSharing(ClusterPolicy):
+    """A policy for space-shared processors: it orders the queue and decides, when a job is
+    selected, whether it may start (:class:`agents.cluster_provider.EDFProvider`)."""
+
+    sharing: ClassVar[Literal["time", "space"]] = "space"
+
+    @abstractmethod
+    def priority(self, job: Job) -> tuple:
+        """The queue's order: the lowest priority is selected first."""
+
+    @abstractmethod
+    def admits(self, job: Job, now: float) -> bool:
+        """Whether the selected ``job`` may start now (else it is rejected)."""
 
 
 def _job_numbers(job: Job, now: float) -> tuple[int, float, float]:
@@ -88,7 +105,7 @@ def _job_numbers(job: Job, now: float) -> tuple[int, float, float]:
 
 
 @register_cluster("libra")
-class Libra(ClusterPolicy):
+class Libra(TimeSharing):
     """Libra: proportional share by deadline, best fit (§3.1)."""
 
     def __init__(self, unused_share: UnusedShare = "idle") -> None:
@@ -198,10 +215,8 @@ class LibraRisk(Libra):
 
 
 @register_cluster("edf")
-class EDF(ClusterPolicy):
+class EDF(SpaceSharing):
     """Earliest deadline first, space-shared, with or without admission control (§4)."""
-
-    sharing = "space"
 
     def __init__(self, admission_control: bool = True) -> None:
         if not isinstance(admission_control, bool):

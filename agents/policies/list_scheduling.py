@@ -6,6 +6,11 @@ in priority order, each at the earliest time the capacity left by the jobs befor
 (so a later, smaller job may fill a gap before an earlier one: the plan backfills). The paper does
 not say how the preferred schedule is laid out; this is our reading, and the same placement rule
 serves every scheduler so that they differ only in their shape and order.
+
+A job's rank depends on the job, the time and the price only, never on the capacity or the rest
+of the queue, so a list scheduler ranks each job once per instant and price (admission plans the
+queue once per shape of the offered job, and FirstOpportunity once per candidate). This memo is
+the planning core's one speed trick; it changes no plan.
 """
 
 from __future__ import annotations
@@ -21,17 +26,25 @@ from market.core.jobs import Job
 class ListScheduler(Scheduler):
     """A scheduler defined by :meth:`rank`: a job's shape and its priority (lower runs first)."""
 
+    # The ranks of the instant and price they were computed at (see the module docstring).
+    _ranks_at: tuple[float, object] | None = None
+    _ranks: dict[int, tuple[int, float]]
+
     @abstractmethod
     def rank(self, job: Job, ctx: PlanContext, processors: int | None = None) -> tuple[int, float]:
         """``(shape, priority)`` of ``job``; given ``processors``, its priority on that shape.
-        It may read the job, ``ctx.now`` and ``ctx.price`` only (see
-        :class:`~agents.policies.base.RankMemo`)."""
+        It may read the job, ``ctx.now`` and ``ctx.price`` only (see the module docstring)."""
 
-    def _ranked(self, job: Job, ctx: PlanContext) -> tuple[int, float]:
-        # A job's own rank does not depend on the rest of the queue: the planner's memo keeps it
-        # for the instant (admission builds a plan per candidate shape).
-        ranks = ctx.ranks
-        return self.rank(job, ctx) if ranks is None else ranks.get(self, job, ctx)
+    def ranked(self, job: Job, ctx: PlanContext) -> tuple[int, float]:
+        """:meth:`rank` of ``job`` at ``ctx``, computed once per job, instant and price."""
+        at = self._ranks_at
+        if at is None or at[0] != ctx.now or at[1] is not ctx.price:
+            self._ranks_at, self._ranks = (ctx.now, ctx.price), {}
+        ranks = self._ranks
+        ranked = ranks.get(job.id)
+        if ranked is None:
+            ranked = ranks[job.id] = self.rank(job, ctx)
+        return ranked
 
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
@@ -49,7 +62,7 @@ class ListScheduler(Scheduler):
             if pinned and job.id in pinned:
                 shape, priority = self.rank(job, ctx, pinned[job.id])
             else:
-                shape, priority = self._ranked(job, ctx)
+                shape, priority = self.ranked(job, ctx)
             ranked.append((job, shape, priority))
         return by_priority(ranked)
 

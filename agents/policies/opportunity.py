@@ -1,25 +1,12 @@
-"""The Opportunity schedulers of Popovici & Wilkes, "Profitable services in an uncertain world"
-(SC'05) §3.3 items 6 and 7.
+"""The Opportunity schedulers of Popovici & Wilkes SC'05 §3.3 items 6 and 7.
 
-FirstOpportunity "examines the effect of running a job on the others in the queue. It builds a
-new schedule for the entire workload by trying each possible job in turn (picking only the most
-profitable standalone shape), and then using FirstProfit to generate a schedule for the remaining
-jobs. It then selects the job that generates the schedule with the highest total profit."
-FirstOpportunityRate is "like FirstOpportunity, but it selects the job that would produce the
-highest aggregate profit ÷ the total schedule length".
-
-Our reading: the plan returned is that best schedule itself (the chosen job placed first, the
-rest in FirstProfit's order), so the lookahead decides only which job goes first; the next plan,
-built when something changes, chooses again. Each job keeps its FirstProfit shape (its most
-profitable standalone shape) whether it is tried first or not, and a shape pinned by admission is
-respected in both roles. Trying FirstProfit's own first job gives exactly FirstProfit's plan, and
-candidates are tried in FirstProfit's order with ties kept by the earlier one, so FirstOpportunity
-never plans less profit than FirstProfit.
-
-Cost: one FirstProfit ranking (kept by the planner's rank memo for the instant) and then one
-placement of the whole queue per queued job, O(n) plans of n jobs per call; admission builds
-1 + (number of shapes) such plans per offered job. This is the cost §3.4 warns about "when the
-queue lengths get large".
+FirstOpportunity tries each queued job first (on its most profitable standalone shape) with the
+rest scheduled by FirstProfit, and keeps the schedule with the highest total profit;
+FirstOpportunityRate keeps the one with the highest profit ÷ schedule length. Our reading: the
+plan is that best schedule, so the lookahead decides which job goes first and the next plan
+chooses again; a shape pinned by admission is kept; candidates are tried in FirstProfit's order
+with ties to the earlier, so FirstOpportunity never plans less profit than FirstProfit. One
+plan of the whole queue per queued job: the cost §3.4 warns about for long queues.
 """
 
 from __future__ import annotations

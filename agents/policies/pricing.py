@@ -1,35 +1,15 @@
-"""Pricing policies: what a service provider charges for a job it accepts (issue 18, item 1).
+"""Pricing policies: what a service provider charges for a job it accepts (the competing market).
 
-No paper of the five prices a job apart from its value (the profit paper defers competing
-providers to §7); these are the rules an economist would try first. Each is pure: it gets the
-job, the admission :class:`~agents.policies.base.Decision` (the plan with the job: its shape,
-predicted completion, value and rent) and the provider's recent quote outcomes (won or lost,
-oldest first), and returns a :class:`~market.core.quotes.PriceQuote`. Admission and scheduling stay
-the papers' (by value); the quote's penalty follows the job's utility after the promise
-(:mod:`market.core.quotes`), so the scheduler still sees the real cost of lateness. ``rent`` below
-is the rent the admission plan predicts for the job (its processors over its planned run, at
-the pool's price).
-
-- ``utility``: charge the job's utility at completion (the papers' contract, the default).
-- ``cost_plus(markup)``: ``rent x (1 + markup)``.
-- ``urgency(markup, premium)``: ``rent x (1 + markup) + premium x d``, ``d`` the job's decay rate
-  (value lost per hour) at the promised completion: the client of a fast-decaying job pays for
-  ``premium`` hours of its value of time (our choice of form; ``premium`` in hours).
-- ``opportunity(markup)``: ``(rent + displaced) x (1 + markup)``, ``displaced`` the profit the
-  other queued jobs lose in PositiveOpportunity's chosen plan (``Decision.displaced``, floored at
-  0; 0 when the admission policy does not compute it): the provider's own opportunity cost as the
-  price floor.
-- ``adaptive(markup, sensitivity, target, window, min_markup, max_markup)``: cost plus a markup
-  ``markup + sensitivity x (w - target)`` kept in ``[min_markup, max_markup]``, ``w`` the share of
-  its last ``window`` accepted quotes the clients took (``target`` when it has none yet): winning
-  more than the target raises the price, less lowers it (a level rule, so it stays a pure function
-  of the outcomes).
-
-A job accepted without a predicted completion (``accept_all`` over EASY, which predicts
-none) is charged its utility at completion: there is no rent to price on. Every markup must be
->= 0 (a provider never prices below its predicted rent by rule; a price war
-takes markups down to 0). The markup of a provider may be changed during a run
-(:meth:`Pricing.with_markup`, the dashboard's market view).
+No paper prices a job apart from its value (the profit paper defers competition to §7); these
+are the first rules an economist would try. Each is pure: the job, its admission
+:class:`~agents.policies.base.Decision` and the provider's recent quote outcomes in, a
+:class:`~market.core.quotes.PriceQuote` out; ``rent`` is the rent the admission plan predicts.
+``utility`` (the papers' contract), ``cost_plus`` (``rent x (1 + markup)``), ``urgency`` (plus
+``premium`` hours of the job's decay rate: our form), ``opportunity`` (``(rent + displaced) x
+(1 + markup)``, ``displaced`` PositiveOpportunity's loss to the others), ``adaptive`` (a markup
+moving with the win rate of the last ``window`` quotes around ``target``, in
+``[min_markup, max_markup]``). A job accepted without a predicted completion pays its utility;
+markups are >= 0 and may change during a run (:meth:`Pricing.with_markup`).
 """
 
 from __future__ import annotations

@@ -1,24 +1,13 @@
-"""The schedulers of Popovici & Wilkes, "Profitable services in an uncertain world" (SC'05) §3.3,
-except the two Opportunity ones (see :mod:`agents.policies.opportunity`).
+"""The schedulers of Popovici & Wilkes SC'05 §3.3 (the Opportunity ones are
+:mod:`agents.policies.opportunity`).
 
-Each picks a shape for every queued job and an order, and the plan places the jobs in that order
-(:mod:`agents.policies.list_scheduling`). Each also says how rewarding a plan is, the metric its
-PositiveOpportunity admission compares plans by (§3.4: "For FirstPrice and FirstReward, it is
-yield (value)-rate and reward_i respectively; for SJF, LJF, FirstProfit, and FirstOpportunity it
-is profit").
-
-- :class:`LJF` (§3.3 item 1): one processor, longest predicted runtime first. Reward: profit.
-- :class:`SJF` (§3.3 item 2): the widest shape, shortest predicted runtime first. Reward: profit.
-- :class:`FirstPrice` (§3.3 item 3, after Millenium, §2): the shape with the highest
-  value ÷ runtime, highest first; rent is ignored. Reward: the plan's value rate.
-- :class:`FirstReward` (§3.3 item 4, after RiskReward, §2): the shape with the highest
-  ``reward_i``, which discounts the job's value for its length and charges it the decay it causes
-  the other queued jobs; highest first. Reward: the sum of the placed jobs' ``reward_i``.
-- :class:`FirstProfit` (§3.3 item 5): the shape with the highest profit (utility at completion
-  minus rent), most profitable first. Reward: profit.
-
-A job's "yield" is its utility at completion if it started now on that shape: the ranks look at
-each job on its own, before the plan knows when it will really start.
+Each picks a shape and a rank for every queued job; the plan places them in rank order
+(:mod:`agents.policies.list_scheduling`). Each also scores a plan by the reward its
+PositiveOpportunity admission compares (§3.4): :class:`LJF` (one processor, longest first;
+profit), :class:`SJF` (widest shape, shortest first; profit), :class:`FirstPrice` (value ÷
+runtime, rent ignored; the value rate), :class:`FirstReward` (RiskReward's ``reward_i``; its
+sum), :class:`FirstProfit` (the most profitable shape, most profitable first; profit). A job's
+yield is its utility if it started now on that shape: each job is ranked on its own.
 """
 
 from __future__ import annotations
@@ -164,21 +153,9 @@ class FirstReward(Scheduler):
     the other jobs of the plan. Using the planned value (not the start-now one) makes a plan that
     delays jobs less rewarding, which is what admission compares.
 
-    How much the choices matter (Table 1 with the pre-calibration workload,
-    ``profit/default_exponential.yaml``, the calibrated one is in the README; means of 10 runs,
-    measured before jobs kept their admitted shape, which changes FirstReward little: it admits
-    on 5 processors and keeps them): the discount rate hardly does (0, 0.01 or 0.1 per hour
-    change the profit rate by under 5 %: a job runs a few hours, so ``PV_i`` is within a few %
-    of ``yield_i``). ``alpha`` does: 0.3 to 0.5 earn the most
-    (about 111-114 florins/h at the default load, 180-207 under heavy load); 0.1 admits too
-    little (78/h); 0.9 nearly drops the cost term (80/h) and 1.0 is FirstPrice with a discount
-    (45/h, losing money above 8 florins per processor-hour). The cost term in the admission
-    reward is what makes FirstReward selective (about a third of the jobs admitted at the default
-    load): with planned or start-now yields, with the cost charged on every other job of the
-    plan or only on those planned after it, it earns about the same; without the cost term it
-    earns less than FirstPrice. We keep 0.3 and 0.01: the profit paper and the RiskReward text
-    we could find (its abstract only) give no values, and 0.3 is near FirstReward's best here,
-    so the comparison does not handicap it.
+    Our choices, where the profit paper and RiskReward's abstract give no values: ``alpha`` 0.3
+    and ``discount_rate`` 0.01 per hour, near FirstReward's best on Table 1, so the comparison
+    does not handicap it (how the profit varies with them: the calibration in the profit guide).
 
     Args:
         discount_rate: RiskReward's discount rate for future value, per hour. The profit paper

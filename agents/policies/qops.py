@@ -8,7 +8,7 @@ heuristic order. When job ``J`` at position ``T`` misses its deadline, the jobs 
 the point. The first point whose schedule meets every deadline is taken (§6: the options "in a
 FCFS order"). Our choices: ``k = 5``; the new job first at the point (``new_job="first"``);
 appending at ``N`` as a last point (``append``). Shared rules: :mod:`.deadline_schedule`;
-results: the README's Results, QoPS.
+results: docs/results/qops.md.
 """
 
 from __future__ import annotations

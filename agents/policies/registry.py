@@ -1,6 +1,7 @@
 """Policies by name, so that a scenario file can say ``scheduler: first_profit``.
 
-A new policy is one class plus one registration (DESIGN principle 4)::
+Each kind of policy has its :class:`Registry` (schedulers, admission, cluster, pricing and
+reservation policies), and a new policy is one class plus one registration (DESIGN principle 4)::
 
     @register_scheduler("my_policy")
     class MyPolicy(ListScheduler): ...
@@ -10,83 +11,110 @@ Parameters of a policy are its constructor's keyword arguments; a scenario gives
 constructor's annotations before it is built (:func:`check_params`): ``k: int`` refuses 2.5,
 ``alpha: float`` refuses ``.nan`` and ``.inf`` (no parameter may be infinite or NaN), a
 ``Literal`` its other values; the constructor then checks ranges. A new policy gets this by
-annotating its parameters.
+annotating its parameters. A name that is not registered is resolved as the user's own class,
+``module:Class`` or an installed entry point (:mod:`agents.policies.resolve`).
 """
 
 from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from agents.policies.base import Admission, Scheduler
+from agents.policies.resolve import resolve_policy
 from market.core.errors import first_non_finite
 
-SCHEDULERS: dict[str, type[Scheduler]] = {}
-ADMISSIONS: dict[str, type[Admission]] = {}
-#: The parameter model of each policy class, built from its constructor on first use.
-_PARAMS: dict[type, type[BaseModel]] = {}
+if TYPE_CHECKING:  # (these modules register their policies here; pydantic checks parameters)
+    from pydantic import BaseModel
+
+    from agents.policies.libra import ClusterPolicy
+    from agents.policies.pricing import Pricing
+    from agents.policies.varq import ReservationPlanner
+
+
+class Registry[T](Mapping[str, type[T]]):
+    """Policies of one kind by name (a mapping from name to class): ``register`` is the class
+    decorator, ``make`` builds one from a scenario's name and parameters."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what  # how messages name the kind (e.g. "admission policy")
+        self._classes: dict[str, type[T]] = {}
+
+    def __getitem__(self, name: str) -> type[T]:
+        return self._classes[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._classes)
+
+    def __len__(self) -> int:
+        return len(self._classes)
+
+    def register(self, name: str) -> Callable[[type[T]], type[T]]:
+        """Class decorator: make the class available under ``name`` (its ``name`` too)."""
+
+        def decorate(cls: type[T]) -> type[T]:
+            if name in self._classes:
+                raise ValueError(f"policy name {name!r} is registered twice")
+            cls.name = name  # type: ignore[attr-defined]
+            self._classes[name] = cls
+            return cls
+
+        return decorate
+
+    def make(self, name: str, **params: Any) -> T:
+        """The policy registered as ``name`` (or the user's own it names, see the module), built
+        with ``params`` (checked); a one-line ValueError naming the problem otherwise."""
+        what = self.what
+        cls = self._classes.get(name)
+        if cls is None:  # the user's own: 'module:Class' or an installed entry point
+            cls = resolve_policy(what, name, self._classes)
+        accepted = inspect.signature(cls).parameters
+        unknown = sorted(set(params) - set(accepted))
+        if unknown:
+            known = ", ".join(accepted) or "none"
+            raise ValueError(
+                f"{what} {name!r} has no parameter {unknown[0]!r} (parameters: {known})"
+            )
+        params = check_params(cls, params, f"{what} {name!r}")
+        try:
+            return cls(**params)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{what} {name!r}: {exc}") from None
+
+
+SCHEDULERS: Registry[Scheduler] = Registry("scheduler")
+ADMISSIONS: Registry[Admission] = Registry("admission policy")
 #: Deadline cluster policies (Libra, LibraRisk, EDF: :mod:`agents.policies.libra`), which run a
 #: whole cluster rather than plan a queue: ``service_providers.N.cluster: libra``.
-CLUSTERS: dict[str, type] = {}
+CLUSTERS: Registry[ClusterPolicy] = Registry("cluster policy")
 #: Pricing policies (:mod:`agents.policies.pricing`): what a service provider charges for a job
 #: it accepts, ``service_providers.N.pricing: cost_plus``.
-PRICINGS: dict[str, type] = {}
+PRICINGS: Registry[Pricing] = Registry("pricing policy")
+#: Reservation planners (VARQ: :mod:`agents.policies.varq`): when to submit a job to a batch
+#: queue so that it runs by a deadline.
+RESERVATIONS: Registry[ReservationPlanner] = Registry("reservation planner")
+#: The parameter model of each policy class, built from its constructor on first use.
+_PARAMS: dict[type, type[BaseModel]] = {}  # (pydantic imported on first use)
 
-
-def _register[T](table: dict[str, type[T]], name: str) -> Callable[[type[T]], type[T]]:
-    def decorate(cls: type[T]) -> type[T]:
-        if name in table:
-            raise ValueError(f"policy name {name!r} is registered twice")
-        cls.name = name  # type: ignore[attr-defined]
-        table[name] = cls
-        return cls
-
-    return decorate
-
-
-def register_scheduler(name: str) -> Callable[[type[Scheduler]], type[Scheduler]]:
-    """Class decorator: make a :class:`Scheduler` available under ``name``."""
-    return _register(SCHEDULERS, name)
-
-
-def register_admission(name: str) -> Callable[[type[Admission]], type[Admission]]:
-    """Class decorator: make an :class:`Admission` policy available under ``name``."""
-    return _register(ADMISSIONS, name)
-
-
-def register_cluster(name: str) -> Callable[[type], type]:
-    """Class decorator: make a deadline cluster policy available under ``name``."""
-    return _register(CLUSTERS, name)
-
-
-def register_pricing(name: str) -> Callable[[type], type]:
-    """Class decorator: make a pricing policy available under ``name``."""
-    return _register(PRICINGS, name)
-
-
-def _build[T](table: dict[str, type[T]], what: str, name: str, params: dict[str, Any]) -> T:
-    if name not in table:
-        raise ValueError(f"unknown {what} {name!r} (known: {', '.join(sorted(table))})")
-    cls = table[name]
-    accepted = inspect.signature(cls).parameters
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        known = ", ".join(accepted) or "none"
-        raise ValueError(f"{what} {name!r} has no parameter {unknown[0]!r} (parameters: {known})")
-    params = check_params(cls, params, f"{what} {name!r}")
-    try:
-        return cls(**params)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} {name!r}: {exc}") from None
+register_scheduler = SCHEDULERS.register
+register_admission = ADMISSIONS.register
+register_cluster = CLUSTERS.register
+register_pricing = PRICINGS.register
+register_reservation = RESERVATIONS.register
+make_scheduler = SCHEDULERS.make
+make_admission = ADMISSIONS.make
+make_cluster = CLUSTERS.make
+make_pricing = PRICINGS.make
+make_reservation = RESERVATIONS.make
 
 
 def _param_model(cls: type) -> type[BaseModel]:
     """A pydantic model of ``cls``'s constructor parameters (annotated types, defaults)."""
     if cls not in _PARAMS:
+        from pydantic import ConfigDict, create_model
+
         hints = typing.get_type_hints(cls.__init__)
         fields: dict[str, Any] = {}
         for pname, param in inspect.signature(cls).parameters.items():
@@ -106,30 +134,13 @@ def check_params(cls: type, params: dict[str, Any], what: str) -> dict[str, Any]
     bad = first_non_finite(params)
     if bad is not None:
         raise ValueError(f"{what}: {bad[0]}: Input should be a finite number, not {bad[1]}")
+    from pydantic import ValidationError
+
     try:
         checked = _param_model(cls).model_validate(params)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         raise ValueError(f"{what}: {where}: {err['msg']}") from None
-    return {key: getattr(checked, key) for key in params}
-
-
-def make_scheduler(name: str, **params: Any) -> Scheduler:
-    """The scheduler registered as ``name``, built with ``params``."""
-    return _build(SCHEDULERS, "scheduler", name, params)
-
-
-def make_admission(name: str, **params: Any) -> Admission:
-    """The admission policy registered as ``name``, built with ``params``."""
-    return _build(ADMISSIONS, "admission policy", name, params)
-
-
-def make_cluster(name: str, **params: Any) -> Any:
-    """The deadline cluster policy registered as ``name``, built with ``params``."""
-    return _build(CLUSTERS, "cluster policy", name, params)
-
-
-def make_pricing(name: str, **params: Any) -> Any:
-    """The pricing policy registered as ``name``, built with ``params``."""
-    return _build(PRICINGS, "pricing policy", name, params)
+    values = dict(checked)  # (the fields as validated, not serialised)
+    return {key: values[key] for key in params}

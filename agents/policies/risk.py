@@ -1,25 +1,13 @@
 """Planning within an acceptable risk under uncertain capacity (Popovici & Wilkes SC'05 §3.5).
 
-"When building a schedule, the service provider will not assume it can use resources that will
-generate a higher risk than it is willing to tolerate." Our reading: with acceptable risk ``r``,
-a provider plans the current period on what is available now (no risk: a started job keeps its
-processors) and future periods on a capacity *level*: first the processors available with
-probability ``1 - r`` in any one period, then one fewer at a time. A plan is within the risk
-when the probability that it can be carried out
-(:meth:`market.core.forecast.Forecast.plan_probability`,
-a product over the periods it starts jobs in) is at least ``1 - r``; planning on a lower level
-spreads the same jobs thinner and so raises that probability. A level is usable only while its
-plan still places every job the uncertainty-oblivious plan (on the forecast itself) places: a
-level below a job's shape cannot hold that job at all. Admission and dispatch use the highest
-usable level whose plan is within the risk.
-
-Every admitted job must still be run (§3.1): when no level keeps the admitted queue within the
-risk, dispatch falls back to the oblivious plan rather than leave jobs waiting for ever. And
-processors free now carry no risk: when the level is below what is free now, a risk-aware
-provider may start a job ahead of its plan (:func:`start_early`).
-
-With no uncertainty every plan is certain, the first level is the pool itself, and a risk-aware
-provider plans and decides exactly as an oblivious one.
+Our reading: with acceptable risk ``r`` a provider plans the current period on what is available
+now (a started job keeps its processors) and later periods on a capacity level, first the
+processors available with probability ``1 - r``, then one fewer at a time, while the plan still
+places every job the oblivious plan places. A plan is within the risk when it is carried out
+with probability at least ``1 - r`` (:meth:`market.core.forecast.Forecast.plan_probability`).
+When no level keeps the admitted queue within the risk, dispatch falls back to the oblivious
+plan (every admitted job must run, §3.1); processors free now carry no risk, so a job may start
+ahead of its plan (:func:`start_early`). With no uncertainty it decides as an oblivious one.
 """
 
 from __future__ import annotations

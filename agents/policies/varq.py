@@ -1,38 +1,28 @@
 """VARQ: virtual advance reservations on a best-effort batch queue (Nurmi, Wolski & Brevik, VARQ
 TR 2007-09 §3, Figure 3).
 
-To have ``nodes`` running by a ``deadline`` for ``walltime``, VARQ submits an ordinary job
-requesting the *padded* wall time ``walltime + (deadline - submission)``: if it starts any time
-before the deadline it holds its nodes (idle, and charged) until the deadline and then has its
-whole ``walltime`` (§3.1). When to submit comes from the **probability trajectory** (§3,
-"Probability Trajectories"): at every ``step`` (30 s in the paper) from now to the deadline,
-``QBETS(nodes, walltime + (deadline - t), deadline - t)``, the probability that a job of that
-padded length submitted at ``t`` starts by the deadline. VARQ takes the **latest** ``t`` whose
-probability is at least the required one (§3, "Minimizing Lost Allocation"): it walks the
-trajectory backwards from the deadline. If none qualifies, "no reservation is possible"
-(:func:`plan` returns None). The worst-case allocation overhead is ``nodes x (deadline - t)``
-(the job starting at once). The pseudocode's last line returns ``startDeadline - currT`` as the
-wall time; the text (``3600 + (43200 - 40470)``) adds the job's own wall time, which we follow.
-
-The test "probability >= p" is done as "the QBETS bound on the p-quantile of delay <= deadline -
-t", which is the same test (:mod:`market.core.qbets`) and needs no inverse per point:
-:func:`plan` asks the predictor for bounds in one vectorised call. :func:`trajectory` gives the
-probabilities themselves (for display and tests). Re-planning while waiting (§3: "VARQ
-continually generates new probability trajectories while waiting") is the caller's: call
-:func:`plan` again; see :mod:`agents.varq_user`.
-
-Pure: a predictor is anything with ``bounds(nodes, walltimes, quantile) -> array`` and
-``probability(nodes, walltime, wait) -> float`` (:class:`market.core.qbets.QBETS`, or a stub).
-Times are in hours.
+To have ``nodes`` running at a ``deadline`` for ``walltime``, submit at ``t`` a job of padded
+wall time ``walltime + (deadline - t)``. :func:`plan` takes the latest ``t`` on a ``step`` grid
+whose probability of starting by the deadline, ``QBETS(nodes, padded, deadline - t)``, is at
+least the required one, or None ("no reservation possible"); the overhead is
+``nodes x (deadline - t)``. We follow the text's wall time (the job's own plus the padding)
+where the pseudocode returns the padding alone. "Probability >= p" is tested as "the bound on
+the p-quantile <= deadline - t", the same test, one vectorised call; :func:`trajectory` gives
+the probabilities. :class:`VarqPlanner` is the planner as a named policy
+(``make_reservation("varq", ...)``). Re-planning is the caller's (:mod:`agents.varq_user`).
+Times in hours.
 """
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
+
+from agents.policies.registry import register_reservation
 
 PAPER_STEP = 30.0 / 3600.0  # hours: the paper's 30 s trajectory step
 
@@ -130,3 +120,36 @@ def plan(
         deadline=deadline,
         nodes=int(nodes),
     )
+
+
+class ReservationPlanner(ABC):
+    """Plans a reservation on a best-effort batch queue: when to submit a job, requesting how
+    long, so that it runs by a deadline (registered by name: ``RESERVATIONS``)."""
+
+    name: ClassVar[str] = ""
+
+    @abstractmethod
+    def plan(
+        self, predictor: Predictor, nodes: int, walltime: float, now: float, deadline: float
+    ) -> VarqPlan | None:
+        """The reservation to make for ``nodes`` running from ``deadline`` for ``walltime``
+        hours, asked at ``now``, or None: no reservation is possible."""
+
+
+@register_reservation("varq")
+class VarqPlanner(ReservationPlanner):
+    """VARQ (Figure 3): the latest submission on the probability trajectory whose probability
+    of starting by the deadline is at least ``probability``, on a grid of ``step_seconds``."""
+
+    def __init__(self, probability: float, step_seconds: float = 30.0) -> None:
+        if not 0.0 < probability < 1.0:
+            raise ValueError(f"probability must lie strictly between 0 and 1, got {probability}")
+        if not step_seconds > 0:
+            raise ValueError(f"step_seconds must be > 0, got {step_seconds}")
+        self.probability = probability
+        self.step = step_seconds / 3600.0  # hours
+
+    def plan(
+        self, predictor: Predictor, nodes: int, walltime: float, now: float, deadline: float
+    ) -> VarqPlan | None:
+        return plan(predictor, nodes, walltime, now, deadline, self.probability, self.step)

@@ -33,6 +33,7 @@ from agents.policies.deadline_schedule import (
     fill,
     insertion_points,
     precheck,
+    start_due,
 )
 from agents.policies.qops import Found, QoPS
 from agents.policies.registry import register_admission
@@ -119,10 +120,10 @@ class VQoPS(Admission):
         meet its deadline (a :class:`Decision`, whatever the OC-Factor)."""
         key = self.qops.key
         new = entries((job,), key)[0]
+        ctx, waiting, started = start_due(ctx, entries(queue, key))
         first = precheck(new, ctx)
         if isinstance(first, Decision):
             return first
-        waiting = entries(queue, key)
         append = self.qops.append
         points = insertion_points(len(waiting), append)
         current = current_schedule(ctx, waiting, points)
@@ -137,7 +138,9 @@ class VQoPS(Admission):
         n, size = new[1], size_seconds(new)
         if not candidates:
             return Appraisal(job, n, size, len(waiting), candidates, -1, math.nan, None)
-        paid, known = prices(candidates, current.slots)
+        if started:  # first in every schedule (see start_due)
+            candidates = [started + slots for slots in candidates]
+        paid, known = prices(candidates, started + current.slots)
         values = [math.fsum(v) for v in paid]
         best = max(range(len(values)), key=values.__getitem__)  # first of the best
         gain = values[best] - math.fsum(known)

@@ -1,21 +1,13 @@
 """What-if simulation: the revenue a window of past arrivals would have earned under an admission
-rule (Islam, Balaji, Sabin & Sadayappan, OSU-CISRC-3/07-TR17, §4.3.1: "simulations to estimate the
-revenue that would have been realized for various choices of OC-Factors").
+rule (Islam et al., OSU-CISRC-3/07-TR17, §4.3.1).
 
-A small event loop, pure and Mesa-free, running the same code as the live market: each arrival is
-offered to the admission rule (``decide``, e.g. :meth:`VQoPS.decide_with`) with the queue in its
-order and the pool as it is; an admitted job's ``queue_order`` is applied and the scheduler
-re-plans (``scheduler.plan``, the service provider's conservative scheduler). Jobs start at their
-planned starts and earn their price at their planned ends. Our choices: the pool is empty at the
-window's start; jobs run for their *estimates* (the scheduler knows no more about a job that has
-not run; with exact estimates this is the run itself), so a plan stays valid until the next
-arrival and nothing else needs an event; the queue is kept in planned-start order (compression).
-
-:func:`whatif_revenue` runs one simulation; :func:`whatif_revenues` runs several of the same jobs
-together (DVQoPS's candidate OC-Factors, its window replays) and reads their revenue at several
-ends in one pass, with the same numbers: the decision is split into ``appraise`` (everything but
-the parameter, e.g. :meth:`VQoPS.appraise`) and ``judge`` (:meth:`VQoPS.judge`), which the live
-run calls in the same order.
+A small Mesa-free event loop running the live market's code: each arrival is offered to the
+admission rule with the queue and pool as they are, and the scheduler re-plans. Our choices: the
+pool is empty at the window's start; jobs run for their estimates, so a plan holds until the
+next arrival; the queue is kept in planned-start order. :func:`whatif_revenue` runs one;
+:func:`whatif_revenues` runs several of the same jobs together and reads each revenue at several
+ends in one pass, with the same numbers (the decision split into ``appraise`` and ``judge``,
+called in the live run's order).
 """
 
 from __future__ import annotations

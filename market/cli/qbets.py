@@ -9,9 +9,6 @@ import json
 import math
 import sys
 
-from market.cli.formatting import cell
-from market.experiments.qbets_replay import format_accuracy, qbets_accuracy
-
 
 def add_parser(trace_commands) -> None:
     """Register ``qbets`` under ``gridmarket trace``."""
@@ -30,6 +27,8 @@ def add_parser(trace_commands) -> None:
 
 def run(args: argparse.Namespace, out=None) -> int:
     """Run ``gridmarket trace qbets``; bad values raise :class:`market.core.qbets.QbetsError`."""
+    from market.experiments.qbets_replay import format_accuracy, qbets_accuracy
+
     out = sys.stdout if out is None else out
     report = qbets_accuracy(
         args.file, args.quantile, args.confidence, first_jobs=args.first_jobs, cluster=args.cluster
@@ -40,29 +39,3 @@ def run(args: argparse.Namespace, out=None) -> int:
     else:
         out.write(format_accuracy(report) + "\n")
     return 0 if not math.isnan(report["correct_pct"]) else 1
-
-
-VARQ_COLUMNS = {
-    "variant": "variant",
-    "provider": "VARQ user",
-    "required_probability": "p",
-    "varq_requests": "requests",
-    "varq_jobs": "reserved",
-    "varq_predicted_pct": "predicted %",
-    "varq_success_pct": "success %",
-    "overhead_ratio": "overhead",
-    "utilization": "site util %",
-    "site_mean_wait_h": "mean wait h",
-}
-
-
-def print_varq(summary, out) -> None:
-    """The VARQ users' rows of a run summary (Table 4's columns), under the run table."""
-    rows = summary[summary["varq_jobs"].notna()]
-    if rows.empty:
-        return
-    header = "  ".join(f"{label:>12}" for label in VARQ_COLUMNS.values())
-    out.write("\n" + header + "\n")
-    for row in rows.itertuples(index=False):
-        cells = [cell(getattr(row, column), 2) for column in VARQ_COLUMNS]
-        out.write("  ".join(f"{c:>12}" for c in cells) + "\n")

@@ -1,25 +1,13 @@
 """Uncertain rented capacity: a resource provider's forecast, and how far to trust it.
 
-Popovici & Wilkes SC'05 §1.1 and §3.2: a resource provider predicts how many processors it will
-have, and an *uncertainty estimator* gives "a probability distribution of actual resource
-availability associated with each prediction"; §3.5 uses a normal distribution whose mean is the
-prediction ("supporting other models is a trivial change").
-
-Our model of that (each choice is a scenario parameter):
-
-- Time is cut into periods of ``period`` hours, aligned at 0. In period ``p`` the processors the
-  resource provider actually has for its tenants are ``A_p = clip(round(f + e_p), 0, capacity)``,
-  ``f`` the forecast and ``e_p`` an error drawn from a zero-mean distribution with standard
-  deviation ``sigma`` (normal by default; Laplace, uniform and logistic are scaled to the same
-  standard deviation). Errors of different periods are independent.
-- A started job keeps its processors to its end, whatever ``A_p`` does later (no preemption); a
-  job can start only when the processors already held plus its own fit within ``A_p``.
-
-So a plan can be carried out if, in every future period, availability covers the processors held
-at each start planned in it. :meth:`Forecast.plan_probability` is that probability: a product
-over future periods (independent errors) of ``P(A_p >= need_p)``, with ``need_p`` the most
-processors held just after any start planned in period ``p`` (leases already granted included).
-Starts in the current period are certain when the availability now is known.
+Popovici & Wilkes SC'05 §1.1, §3.2, §3.5: an uncertainty estimator gives a distribution of actual
+availability around each prediction (normal in §3.5). Ours, each choice a scenario parameter:
+time is cut into periods of ``period`` hours; in period ``p`` the pool has
+``A_p = clip(round(f + e_p), 0, capacity)`` processors, ``e_p`` independent zero-mean errors of
+sd ``sigma`` (normal, Laplace, uniform or logistic). A started job keeps its processors.
+:meth:`Forecast.plan_probability` is the chance a plan is carried out: the product over future
+periods of ``P(A_p >= need_p)``, ``need_p`` the most processors held just after a start planned
+in period ``p``; starts now are certain when the availability now is known.
 """
 
 from __future__ import annotations
@@ -30,7 +18,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy import stats
 
 from market.core.capacity import CapacityProfile
 
@@ -38,7 +25,10 @@ ERROR_DISTRIBUTIONS = ("normal", "laplace", "uniform", "logistic")
 
 
 def error_distribution(name: str, sigma: float):
-    """A frozen scipy distribution with mean 0 and standard deviation ``sigma``."""
+    """A frozen scipy distribution with mean 0 and standard deviation ``sigma`` (scipy imported
+    here, where an uncertain forecast needs it, not by every run)."""
+    from scipy import stats
+
     if name == "normal":
         return stats.norm(0.0, sigma)
     if name == "laplace":

@@ -1,41 +1,16 @@
-"""QBETS: upper confidence bounds on quantiles of batch-queue delay, learnt online (Nurmi,
-Wolski & Brevik, VARQ TR 2007-09 §2.3; the method of Brevik, Nurmi & Wolski, PPoPP'06).
+"""QBETS: upper confidence bounds on quantiles of batch-queue delay, learnt online (Nurmi, Wolski
+& Brevik, VARQ TR 2007-09 §2.3; Brevik, Nurmi & Wolski, PPoPP'06).
 
-- **The bound** (§2.3, "a non-parametric estimate of percentiles based on a binomial treatment"):
-  of ``n`` delays sorted ``x_(1) <= ... <= x_(n)``, the order statistic ``x_(k)`` is an upper
-  bound on the ``q``-quantile with confidence ``c`` when ``P(x_(k) >= x_q) = P(Bin(n, q) <= k-1)
-  >= c``: at least ``k`` of the ``n`` delays must fall at or below ``x_(k)``, and each falls below
-  the true quantile with probability ``q``. :func:`order_statistic` takes the *smallest* such
-  ``k`` (the tightest bound with that confidence), ``binom.ppf(c, n, q) + 1``. When ``k > n`` the
-  history is too short for a bound (:data:`math.inf`): at q = c = 0.95 that is n < 59, since
-  ``P(Bin(n, .95) <= n-1) = 1 - .95**n`` first reaches .95 at n = 59.
-- **The inverted function** ``QBETS(nodes, walltime, wait) -> probability`` (§2.3, §3): the
-  largest ``q`` whose bound is ``<= wait``. With ``m`` delays ``<= wait`` the bound ``x_(k(q))``
-  is ``<= wait`` iff ``k(q) <= m`` iff ``P(Bin(n, q) <= m-1) >= c`` iff ``q <= beta.ppf(1-c, m,
-  n-m+1)`` (the Clopper-Pearson lower confidence limit of ``P(delay <= wait)``), which
-  :func:`probability` returns (0 when m = 0). So ``probability(wait) >= p`` iff ``bound(p) <=
-  wait`` exactly, which VARQ uses (:mod:`agents.policies.varq`). The paper returns an integer
-  percentile; we keep the real number.
-- **Change points** (§2.3: "only considers history ... within the current region of
-  stationarity"); the paper gives no rule, this one is ours: each new delay is compared with the
-  current bound; a run of ``r`` consecutive delays above it ("misses") is a change point when a
-  run that long is rarer than ``alpha`` in a stationary series. Queue delays are strongly
-  autocorrelated (jobs submitted together wait together), so misses are modelled as a two-state
-  Markov chain: a run of ``r`` starting now has probability ``(1-q) * p11**(r-1)``, with ``p11 =
-  P(miss | miss)`` estimated from the class's own misses (Laplace's rule); ``r`` is the smallest
-  run with that probability ``<= alpha`` (and at least ``min_run``). At a change point the history
-  is trimmed to its most recent ``max(r, min_history)`` delays, ``min_history`` being the fewest
-  that give a bound (59 at q = c = 0.95), so a bound stays defined. Only rises are detected: a
-  fall leaves the bound conservative (too high), never wrong.
-- **Job classes** (§2.3: QBETS clusters jobs by node count and requested time): by default a
-  fixed grid, :class:`JobClasses`, of node-count breaks (8, 32) and requested-time breaks (1 h,
-  4 h): nine classes (our choice; a requested time that is unknown counts as the longest).
-  ``JobClasses.single()`` is one class. A class whose history is too short for a bound borrows the
-  bound of all jobs together (our choice), else has none.
-
-:class:`QBETS` keeps each class's region sorted (:mod:`bisect`), so a bound is one index and a
-probability one binary search plus one ``beta.ppf``. Times are in whatever unit the caller uses
-(hours in the market, seconds in ``gridmarket trace qbets``), except the class breaks (hours).
+- The bound: of ``n`` sorted delays, the smallest order statistic ``x_(k)`` with
+  ``P(Bin(n, q) <= k-1) >= c``; none (:data:`math.inf`) while the history is too short.
+- The inverse ``QBETS(nodes, walltime, wait) -> probability``: the largest ``q`` whose bound is
+  ``<= wait``, the Clopper-Pearson lower limit ``beta.ppf(1-c, m, n-m+1)`` (a real number; the
+  paper rounds to a percentile).
+- Change points (ours; the paper gives none): a run of misses above the bound rarer than
+  ``alpha`` under a two-state Markov model of misses trims the history to its latest
+  ``max(run, min_history)`` delays. Only rises are detected.
+- Job classes: a fixed grid of node-count and requested-time breaks (ours; the paper clusters);
+  a class too short for a bound borrows the bound of all jobs.
 """
 
 from __future__ import annotations
@@ -47,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import beta, binom
 
 DEFAULT_NODE_BREAKS = (8, 32)
 DEFAULT_TIME_BREAKS = (1.0, 4.0)  # hours
@@ -69,6 +43,8 @@ def order_statistic(n: int, quantile: float, confidence: float) -> int | None:
     ``quantile`` from above with probability ``confidence`` (None if even the largest does not)."""
     if n <= 0:
         return None
+    from scipy.stats import binom  # (here: a run without QBETS never imports scipy)
+
     k = int(binom.ppf(confidence, n, quantile)) + 1
     return k if k <= n else None
 
@@ -92,6 +68,8 @@ def probability(sorted_delays: Sequence[float], wait: float, confidence: float) 
     m = bisect_right(sorted_delays, wait)
     if m == 0:
         return 0.0
+    from scipy.stats import beta
+
     return float(beta.ppf(1.0 - confidence, m, n - m + 1))
 
 
@@ -107,6 +85,8 @@ class _Ranks:
     def __call__(self, n: int) -> int:
         table = self.table
         if n >= len(table):
+            from scipy.stats import binom
+
             size = max(2 * len(table), n + 1, 1024)
             ns = np.arange(size)
             k = binom.ppf(self.confidence, ns, self.quantile).astype(np.int64) + 1

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
-from scipy.cluster.vq import kmeans2
 
 from market.core.qbets import QBETS, DelayHistory, JobClasses
 
@@ -68,6 +67,8 @@ class ClusteredClasses:
         if len(distinct) <= self.k:  # as many classes as values: k-means has nothing to do
             centres, labels = distinct, np.searchsorted(distinct, medians)
         else:
+            from scipy.cluster.vq import kmeans2  # (here: only clustering needs scipy)
+
             centres, labels = kmeans2(medians, self.k, seed=np.random.default_rng(0), minit="++")
         order = np.argsort(centres)  # class 0: the shortest delays
         rank = np.empty(len(centres), dtype=int)

@@ -1,25 +1,12 @@
 """Price quotes: what a service provider charges for a job, and what the client pays when it ends.
 
-The five papers let the client pay the job's utility at completion (Popovici & Wilkes SC'05 §3:
-"the client pays the value of the utility function at completion"). The competing market
-(issue 18) separates the **price** from the **value**: a provider quotes a price ``P`` with a
-promised completion ``T`` (and the probability it plans to keep it, ``1 - risk`` under
-uncertainty, §3.5), and the client's **surplus** is its utility at completion minus what it pays.
-
-The penalty (our choice, where no paper says): a late job costs the provider exactly what the
-delay costs the client, by the job's own utility function, and no more than its penalty bound.
-Completing at ``t`` pays
-
-    P - max(0, u(T) - u(t)),   never below min(P, u_min)     (u_min: the penalty bound)
-
-so the contracted price holds up to the promise, then decays with the job's own decay rate, and
-bottoms out at the job's penalty bound (a negative payment is a penalty paid to the client). The
-client's surplus is thus protected at ``u(T) - P`` until the bound is reached, and a provider's
-scheduler, which ranks jobs by their utility, still sees the true marginal cost of lateness.
-
-A quote with ``price=None`` is the papers' contract (``utility`` pricing): the client pays
-``u(t)``, whenever the job ends; ``u(T) - (u(T) - u(t))`` is the same number, so it is the
-special case ``P = u(T)``, and its surplus is always 0.
+The papers let the client pay the job's utility at completion (SC'05 §3). The competing market
+separates price from value: a provider quotes a price ``P``, a promised completion ``T`` and the
+probability it plans to keep it (``1 - risk``, §3.5); the client's surplus is its utility at
+completion minus what it pays. Our penalty, where no paper says: completing at ``t`` pays
+``P - max(0, u(T) - u(t))``, never below ``min(P, u_min)`` (``u_min`` the penalty bound), so a late
+job costs the provider what the delay costs the client. ``price=None`` is the papers' contract,
+the case ``P = u(T)``: the client pays ``u(t)`` and its surplus is 0.
 """
 
 from __future__ import annotations

@@ -1,30 +1,14 @@
 """A time-shared cluster: nodes whose processor time is shared among their jobs in proportion to
-their shares (Yeo & Buyya, ICPP'06 §3.1, after Libra, Sherwani et al. 2004).
+their shares (Yeo & Buyya, ICPP'06 §3.1, after Libra).
 
-- ``n`` nodes, each one processor. A parallel job occupies ``numproc`` nodes at once from its
-  admission to its completion: it is never suspended or migrated (§3: non-preemptive).
-- Its **share** is fixed when it is admitted: Eq. 1, remaining estimated runtime over remaining
-  deadline, ``estimate / (deadline - now)``. While a job runs at that share, Eq. 1 computed
-  again at any later time gives the same value, so a node's total share (Eq. 2) is the sum of
-  its jobs' shares. A job slowed on an over-committed node (LibraRisk may admit onto one) keeps
-  its share rather than claiming more.
-- **Rates.** On node ``j`` with total share ``T_j`` a job of share ``s`` gets ``s / max(T_j, 1)``
-  of the processor (``unused_share="idle"``, the default): a job receives its share and no more,
-  so with exact estimates it ends exactly at its deadline (the paper's reading: Libra's
-  slowdowns are the deadline factors, EDF's the lowest, §5.1). Share a node cannot use stays
-  idle; an over-committed node (``T_j > 1``) scales every share down in proportion.
-  ``unused_share="redistribute"`` gives ``s / T_j`` instead (the whole processor, shared in
-  proportion: our alternative). A parallel job progresses at the smallest rate it gets on any
-  of its nodes (its processes move in step); on its other nodes the rest of its share idles.
-- **A job that runs past its estimate** keeps its share (and its rate) until it completes: the
-  cluster cannot know how much longer it needs, and taking its processor time away would
-  suspend it, which the paper excludes. It ends when its actual work is done, whatever its
-  deadline.
-- **Events** are admissions and completions only: rates change only then, so between events
-  every job progresses linearly and its completion time is known exactly (a heap, with a stale
-  entry dropped when a job's rate changes). No time steps.
-
-Work is in hours at the full speed of one node (a rigid trace job's runtime).
+A job holds ``numproc`` one-processor nodes from admission to completion (non-preemptive, §3).
+Its share is fixed at admission, Eq. 1: ``estimate / (deadline - now)``; a node's total share
+(Eq. 2) is the sum of its jobs'. Our choices: on a node of total share ``T`` a job of share ``s``
+runs at ``s / max(T, 1)`` (``unused_share="idle"``: its share and no more, so with exact
+estimates it ends at its deadline) or ``s / T`` (``"redistribute"``); a parallel job moves at
+its slowest node's rate; a job past its estimate keeps its share until it completes. Events are
+admissions and completions only, so completion times are exact (no time steps). Work is in hours
+at one node's full speed.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
-"""Batch runs: run every run of a sweep on local processes or a Dask cluster, save each as it
-finishes, resume what is missing, and load the results as one tidy DataFrame.
+"""Batch runs: every run of a sweep on local processes or a Dask cluster, each saved as it
+finishes, what is missing resumed, and the results loaded as one tidy DataFrame.
 
-::
-
-    from market.experiments.batch import LocalProcesses, load_results, run_sweep
-    from market.inputs.scenario import load
-    from market.experiments.sweep import SweepPlan
-
-    if __name__ == "__main__":  # as for any multiprocessing: workers re-import the script
-        plan = SweepPlan.from_scenario(load("scenarios/profit/fig3_load.yaml"))
-        run_sweep(plan, "results/fig3", executor=LocalProcesses(2), resume=True)
-        frame = load_results("results/fig3")      # one row per (run, service provider)
-
-The pieces: :mod:`market.experiments.sweep` expands a scenario's sweep into runs,
-:mod:`market.experiments.executors`
-runs them (here, on local processes, on a Dask cluster), :mod:`market.experiments.results_store`
-saves each
-as it finishes and reads the results back; :func:`run_sweep` drives them and decides what a
-``--resume`` runs. Their public names are importable from here too.
+:mod:`market.experiments.sweep` expands a scenario's sweep into runs,
+:mod:`market.experiments.executors` runs them, :mod:`market.experiments.results_store` saves
+and reads them; :func:`run_sweep` drives them and decides what ``--resume`` runs. Their public
+names are importable from here. Call it under ``if __name__ == "__main__":``, as for any
+multiprocessing (workers re-import the script).
 """
 
 from __future__ import annotations

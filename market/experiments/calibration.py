@@ -1,42 +1,13 @@
-"""Calibration of the profit paper's workload against the paper's own numbers (Popovici & Wilkes,
-"Profitable services in an uncertain world", SC'05, §4-5 and Table 1).
+"""Calibration of the profit paper's workload against the paper's own statements (Popovici &
+Wilkes SC'05, §4-5 and Table 1).
 
-The paper fixes the workload's means (Table 1) but not its size distribution, the share of
-steep-decay jobs, the spread of decay rates, nor FirstReward's alpha and discount rate. A
-calibration sweep (``scenarios/profit/calibration.yaml``) runs every scheduler on a grid of those
-choices; :func:`calibrate` scores each parameter set (a workload point and one FirstReward
-variant) against the statements in :data:`STATEMENTS`, each a measurable check whose tolerance
-comes from the paper's wording:
-
-- ``max_acceptance``: "the percentage of jobs accepted also declines ... from a maximum of about
-  70 %" (§5.1): FirstProfit's acceptance at the sweep's lightest load, 60-80 % ("about": the
-  figure is read to +-10 points).
-- ``profitable_load``: Table 1's caption, 0.15 h "generates a potentially-profitable load for
-  approximately twice the available resources": the processor-hours of the jobs that make a
-  profit on an idle pool (each on its most profitable shape, started at arrival) per hour of
-  arrivals, over the pool, 1.5-2.5 ("approximately twice"). Computed from the workload alone.
-- ``first_price_break_even``, ``first_reward_break_even``: "FirstPrice and FirstReward schedulers
-  start to operate in a negative profit regime when the price increases to more than 8
-  florins/hour" (§5.4): the price at which their mean profit at the default load is zero, 7-10
-  (Figure 6's price points are not given; within a point or two of 8, and above it more likely
-  than below). Both ignore rent, so their schedule is the same at every price and profit is
-  linear in it: break-even = revenue / processor-hours rented, from one run at any price.
-- ``first_reward_close``, ``first_price_close``: "FirstReward and FirstPrice had profit rates
-  coming close to FirstProfit" (§5.1, Figure 3e/f): profit rate within 25 % of FirstProfit's at
-  the default load.
-- ``higher_variation``: "... but they exhibit higher variation in the profit" (§5.1): the standard
-  deviation of the profit rate over the replications, FirstReward's and FirstPrice's both above
-  FirstProfit's.
-- ``half_processors``: "FirstProfit and FirstOpportunity consistently choose roughly half as many
-  processors per job as the cost-oblivious schedulers" (§5.1, Figure 3c): each one's processors
-  per job over the mean of SJF's, FirstPrice's and FirstReward's (LJF is forced to one), 0.35-0.65
-  ("roughly half").
-- ``profit_aware_ahead``: "The new profit-aware schedulers do generally better" (§5.1, Figure
-  3e): FirstProfit, FirstOpportunity and FirstOpportunityRate each earn a higher mean profit rate
-  than each of LJF, SJF, FirstPrice and FirstReward at the default load.
-
-The default load is Table 1's 0.15 h; the variants are recognised by their labels in the
-calibration scenario (``FirstReward a=ALPHA d=RATE`` for each FirstReward tried).
+Table 1 fixes the workload's means but not its size distribution, the share of steep-decay
+jobs, the spread of decay rates, nor FirstReward's alpha and discount rate.
+:func:`calibrate` scores each parameter set of a calibration sweep
+(``scenarios/profit/calibration.yaml``) against :data:`STATEMENTS`, each a measurable check
+with a tolerance read from the paper's wording (the bands are in the table; the reading of each
+is in the profit guide). The default load is Table 1's 0.15 h; FirstReward variants are
+recognised by their labels (``FirstReward a=ALPHA d=RATE``).
 """
 
 from __future__ import annotations

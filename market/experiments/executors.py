@@ -1,31 +1,20 @@
-"""Executors: where the runs of a sweep run (this process, local processes, a Dask cluster),
-and the one run each of them executes (:func:`execute_run`).
+"""Executors: where a sweep's runs run (this process, local processes, a Dask cluster), and the
+one run each executes (:func:`execute_run`, a pure function of its scenario and seed).
 
-**Executors.** :class:`InProcess` runs one run after the other in this process (``--workers 1``:
-for debugging, profiling, and the reference numbers). :class:`LocalProcesses` (the default, one
-process per core) is the standard library's :class:`~concurrent.futures.ProcessPoolExecutor`; its
-workers are forked from a ``forkserver`` that has imported the model once, so they start in
-milliseconds. :class:`DaskCluster` runs on a Dask distributed cluster: an existing one given its
-scheduler address (``tcp://host:port``; every worker needs gridmarket and its dependencies
-installed, and only this process writes results, so workers need no shared disk), or a
-``LocalCluster`` it starts itself. Each executor keeps only a few runs per worker in flight, so
-memory stays flat and Ctrl-C stops quickly (workers ignore SIGINT, the parent stops them; a
-worker whose parent was SIGKILLed exits by itself). A run is :func:`execute_run`, a pure
-function of its resolved scenario and seed, so its numbers do not depend on which executor ran
-it.
-
-**Why not Mesa's ``batch_run``.** It is not used, on purpose: it calls
-``multiprocessing.set_start_method("spawn", force=True)`` for the whole program; it varies
-keyword arguments of the model's constructor, where ours are dotted paths into a nested
-scenario; it steps the model ``max_steps`` times, where ours is event-driven and runs until every
-job is done; it returns all rows at the end, so a crash loses everything and nothing can be
-resumed; it has no distributed backend; and it is removed in Mesa 4.
+:class:`InProcess` runs them one after the other (``--workers 1``); :class:`LocalProcesses`
+(the default) is a ``ProcessPoolExecutor`` whose workers fork from a ``forkserver`` that has
+imported the model; :class:`DaskCluster` runs on a Dask cluster at a scheduler address (workers
+need gridmarket, not a shared disk) or a ``LocalCluster`` it starts. Each keeps a few runs per
+worker in flight, so memory stays flat and Ctrl-C stops quickly. Mesa's ``batch_run`` is not
+used: it forces the "spawn" start method, varies constructor arguments rather than dotted
+scenario paths, steps rather than runs events, cannot resume and is removed in Mesa 4.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 import traceback
 from collections.abc import Iterable, Iterator
@@ -70,7 +59,10 @@ def execute_run(spec: RunSpec) -> RunOutcome:
             f"{type(exc).__name__}: {exc}",
             traceback.format_exc(),
         )
-    records = result.summary.to_dict("records")
+    records = [
+        *({**row, "table": "providers"} for row in result.summary.to_dict("records")),
+        *({**row, "table": "sites"} for row in result.sites.to_dict("records")),
+    ]
     return RunOutcome(spec.run_id, records, result.finished, time.perf_counter() - start)
 
 
@@ -100,14 +92,17 @@ class InProcess(Executor):
             yield execute_run(spec)
 
 
-def _worker_init(parent: int) -> None:
+def _worker_init(parent: int, path: list[str] | None = None) -> None:
     """Set up a pool worker: Ctrl-C goes to the whole process group, and the parent handles it
-    (and stops the workers); and a worker whose parent was killed outright (SIGKILL, where no
-    clean-up runs) exits within a second instead of waiting on its queue for ever."""
+    (and stops the workers); a worker whose parent was killed outright (SIGKILL, where no
+    clean-up runs) exits within a second instead of waiting on its queue for ever; and the
+    parent's module ``path`` is on the worker's too (the forkserver may predate an entry), so
+    a policy of the user's own (``module:Class``) imports there as it did in the parent."""
     import signal
     import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.path.extend(p for p in path or () if p not in sys.path)
 
     def watch() -> None:
         while True:
@@ -165,7 +160,7 @@ class LocalProcesses(Executor):
             self.workers,
             mp_context=_mp_context(),
             initializer=_worker_init,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), list(sys.path)),
         )
         todo = iter(specs)
         pending: set = set()

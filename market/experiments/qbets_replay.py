@@ -1,19 +1,12 @@
 """QBETS's accuracy on a trace's recorded waits: ``gridmarket trace qbets TRACE`` (VARQ TR
-2007-09 §2.3: QBETS's bounds are "conservative"; we check it on traces).
+2007-09 §2.3: QBETS's bounds are "conservative").
 
-The trace's jobs (after :func:`market.inputs.swf.select_records`) are replayed in time order: at
-each
-job's submission its bound is predicted by a :class:`market.core.qbets.QBETS` that has seen exactly
-the delays of the jobs that *started* strictly before that submission (a delay is known only
-once its job starts); at a job's start its delay (the recorded wait) is added. Equal times:
-submissions first, so no job ever sees its own delay or a later one.
-
-Reported: ``correct_pct``, the share of jobs with a bound whose wait was ``<=`` it, overall and
-per class; ``no_bound``, jobs predicted before their class or the whole machine had enough
-history (59 delays at q = c = 0.95), left out of correctness; ``median_tightness``, the median of
-bound / wait over jobs with a bound and a wait of at least ``tightness_floor`` seconds (a zero wait
-has no ratio; 60 s is our floor, a parameter). Requested nodes are the SWF processors (allocated,
-else requested), requested time the SWF requested time (unknown: the longest class).
+Jobs are replayed in time order: at each submission the bound comes from a
+:class:`market.core.qbets.QBETS` that has seen exactly the delays of the jobs that started
+before it (equal times: submissions first); at a start its recorded wait is learnt. Reported:
+``correct_pct`` (wait <= bound), overall and per class; ``no_bound``, jobs predicted before
+there was enough history; ``median_tightness``, bound / wait over waits of at least
+``tightness_floor`` seconds (60 s: our floor, a parameter).
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
 """Risk across replications: the distribution of a money outcome at each point of a sweep.
 
-A provider renting uncertain capacity cares about the bad tail, not only the mean (issue 18
-item 5; the profit paper's Figure 7 shows means only). For each group of replications (a point
-of the sweep and a policy) :func:`risk_table` gives, for profit and, when the results have it,
-the clients' surplus:
-
-- ``mean`` and ``ci95``, the half-width of the 95 % confidence interval of the mean (Student's
-  t with n - 1 degrees of freedom; NaN for one replication);
-- ``q05``: the 5 % quantile, linearly interpolated between order statistics (numpy's default,
-  Hyndman & Fan type 7): with 10 runs, 0.45 of the way from the worst to the second worst;
-- ``cvar05``: the conditional value at risk at 5 %, the mean of the worst 5 % of the
-  distribution (expected shortfall, lower tail), each run weighing 1/n and the run straddling
-  the 5 % boundary counted in part (Acerbi & Tasche 2002). With fewer than 20 runs the tail is
-  less than one run, and CVaR is the worst run; it is never above ``q05``;
-- ``p_loss``: the share of runs with a value below 0 (a run that breaks even is no loss).
-
-The level is a parameter (``alpha``); the names keep ``05`` for the default only.
+A provider renting uncertain capacity cares about the bad tail, not only the mean (the profit
+paper's Figure 7 shows means only). Per point and policy, :func:`risk_table` gives for profit
+(and the clients' surplus, where present): ``mean`` and ``ci95`` (Student's t), ``q05`` (the
+5 % quantile, linear between order statistics), ``cvar05`` (the mean of the worst 5 %, the run
+on the boundary counted in part, Acerbi & Tasche 2002; the worst run below 20 runs) and
+``p_loss`` (the share of runs below 0). The level is a parameter (``alpha``).
 """
 
 from __future__ import annotations

@@ -1,33 +1,13 @@
-"""Reports: the papers' figures from a sweep's results.
+"""Reports: the papers' figures from a sweep's results (``gridmarket report RESULTS``).
 
-``gridmarket report RESULTS [--out DIR] [--error ci95|sd] [--metrics a,b]`` reads a results
-directory (:func:`market.experiments.results_store.load_results`) and writes, into ``DIR`` (default
-``RESULTS/report``):
-
-- one figure per (metric, swept parameter), ``<metric>-vs-<parameter>.html``: the mean over
-  replications of the metric against the parameter, one line per policy (variant; and per
-  service provider when a scenario has several), with error bars of the 95 % confidence interval
-  of the mean (Student's t, ``ci95``, the default) or the standard deviation (``sd``);
-- ``index.html``: every figure on one page;
-- ``summary.csv``: the numbers behind the figures, n, mean, sd and ci95 of every metric per point
-  and policy (so the standard deviation of the profit rate, the paper's Figure 3f, is there too);
-- ``risk.csv`` (and a table in ``index.html``): per point and policy, the distribution of the
-  profit (and of the clients' surplus, where the results have it) across replications: mean and
-  95 % CI, 5 % quantile, CVaR at 5 %, probability of a loss
-  (:mod:`market.experiments.replication_risk`);
-- ``<metric>-vs-<parameter>.png`` as well when a static renderer (kaleido) is installed and
-  works; otherwise the report says that PNG was skipped. kaleido is not a dependency.
-
-**Several parameters.** With ``mode: cross``, the figure of parameter ``p`` has one panel per
-combination of the other parameters' values (small multiples, titled ``other=value``), so every
-line is one policy with everything else fixed. With ``mode: zip`` the parameters move together,
-so each figure has one panel, with the others' values following along. A sweep with no parameters
-gives one figure per metric with the policies side by side (``<metric>-by-variant.html``).
-Numeric parameters get a numeric x axis (log where the points are geometric); others are
-categories in the sweep's order. Colours, markers, axis titles and clipped panels: see
-:mod:`market.experiments.report_figures`.
-
-The HTML files share one ``plotly.min.js`` copied beside them, so the report works offline.
+Into ``--out`` (default ``RESULTS/report``): one figure per metric and swept parameter
+(``<metric>-vs-<parameter>.html``; the mean over replications, one line per policy, error bars
+of the 95 % CI or the sd; with ``mode: cross`` a panel per combination of the other
+parameters), ``index.html`` with every figure, ``summary.csv`` (n, mean, sd, ci95 per point,
+policy and metric), ``risk.csv`` (:mod:`market.experiments.replication_risk`), PNG where kaleido
+works, and with ``--markdown PAGE.md`` the tables in a page
+(:mod:`market.experiments.report_markdown`). The HTML files share one ``plotly.min.js`` beside
+them, so a report works offline.
 """
 
 from __future__ import annotations
@@ -40,10 +20,10 @@ import numpy as np
 import pandas as pd
 
 from market.experiments.replication_risk import outcomes, risk_table
-from market.experiments.report_figures import LABELS, figure, short_names
+from market.experiments.report_figures import figure, figure_title, short_names
 from market.experiments.results_store import load_manifest, load_results, metric_columns
 
-__all__ = ["LABELS", "Report", "ReportError", "make_report", "risk_of", "summarize"]
+__all__ = ["Report", "ReportError", "make_report", "risk_of", "summarize"]
 
 ERRORS = {"ci95": "95 % CI", "sd": "sd"}
 RISK_NOTE = (
@@ -69,11 +49,12 @@ class Report:
     risk: Path | None = None  # risk.csv, when the results have profit
     risk_table: pd.DataFrame | None = None
     png_note: str | None = None  # why PNG was skipped
+    markdown: Path | None = None  # the page that got the tables (--markdown)
 
     @property
     def files(self) -> list[Path]:
         extra = [p for p in (self.index, self.summary, self.risk) if p is not None]
-        return [*self.figures, *self.images, *extra]
+        return [*self.figures, *self.images, *extra, *([self.markdown] if self.markdown else [])]
 
 
 def summarize(frame: pd.DataFrame, metrics: list[str], by: list[str]) -> pd.DataFrame:
@@ -98,8 +79,13 @@ def make_report(
     error: str = "ci95",
     metrics: list[str] | None = None,
     png: bool = True,
+    markdown: str | Path | None = None,
+    command: str = "",
+    draw: bool = True,
 ) -> Report:
-    """Write the figures, ``index.html`` and ``summary.csv`` of the sweep in ``results``."""
+    """Write the figures, ``index.html`` and ``summary.csv`` of the sweep in ``results``; with
+    ``markdown``, the tables and figure links into that page, stamped with ``command``
+    (``draw=False``: the tables and links only, no figure drawn, for checking a page)."""
     if error not in ERRORS:
         raise ReportError(f"--error: must be one of {', '.join(ERRORS)}")
     results = Path(results)
@@ -138,19 +124,19 @@ def make_report(
     subtitle = f"{name}: mean ± {ERRORS[error]} of {n_text} runs per point"
     shorts = short_names(parameters)
     policies = list(dict.fromkeys(frame["policy"]))
-    figures = []
+    specs = []  # (stem, metric, x, others, short): one figure each
     for metric in metrics:
-        data = table[table["metric"] == metric]
         if not parameters:
-            fig = figure(data, "variant", None, metric, error, subtitle, policies, manifest, "")
-            figures.append((f"{_slug(metric)}-by-variant", fig))
+            specs.append((f"{_slug(metric)}-by-variant", metric, "variant", None, ""))
             continue
         for p in parameters:
             others = [q for q in parameters if q != p] if manifest.get("mode") != "zip" else []
-            fig = figure(data, p, others, metric, error, subtitle, policies, manifest, shorts[p])
-            figures.append((f"{_slug(metric)}-vs-{_slug(shorts[p])}", fig))
-
-    for stem, fig in figures:
+            specs.append((f"{_slug(metric)}-vs-{_slug(shorts[p])}", metric, p, others, shorts[p]))
+    figures = []
+    for stem, metric, x, others, short in specs if draw else []:
+        data = table[table["metric"] == metric]
+        fig = figure(data, x, others, metric, error, subtitle, policies, manifest, short)
+        figures.append((stem, fig))
         path = out / f"{stem}.html"
         fig.write_html(path, include_plotlyjs="directory", full_html=True)
         report.figures.append(path)
@@ -161,11 +147,40 @@ def make_report(
         risk.to_csv(report.risk, index=False)
     report.index = out / "index.html"
     _write_index(report.index, figures, f"{name}: sweep report", subtitle, risk)
-    if png:
+    if png and draw:
         report.png_note = _write_pngs(figures, out, report.images)
     else:
         report.png_note = "PNG skipped: not asked for"
+    if markdown is not None:
+        labels = manifest.get("labels") or {}
+        names = {p: labels.get(p) or shorts[p] for p in parameters}
+        report.markdown = _write_markdown(report, results, Path(markdown), command, table, metrics,
+                                          parameters, names, specs, manifest)  # fmt: skip
     return report
+
+
+def _write_markdown(report, results, page, command, table, metrics, parameters, names, specs,
+                    manifest):  # fmt: skip
+    from market.experiments.report_markdown import markdown_block, write_markdown
+
+    pngs = {p.stem: p for p in report.images}
+    links = [(figure_title(metric, x, manifest, short), report.out / f"{stem}.html",
+              pngs.get(stem)) for stem, metric, x, _, short in specs]  # fmt: skip
+    block = markdown_block(results, command, table, metrics, parameters, names, links, page,
+                           version=_version())  # fmt: skip
+    try:
+        return write_markdown(page, results, block)
+    except OSError as exc:
+        raise ReportError(f"--markdown: cannot write {page} ({exc.strerror})") from None
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("gridmarket")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _slug(text: str) -> str:

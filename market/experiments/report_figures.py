@@ -1,24 +1,11 @@
 """The figures of a sweep report: one metric against one swept parameter, one line per policy.
 
-How a figure is made readable (issue 14 item 5):
-
-- **styles**: every policy has its own colour and marker (:mod:`market.experiments.style`), the
-same in
-  every figure and in the dashboard;
-- **axis titles**: the swept parameter's ``label`` from the sweep spec (a short name with its
-  unit, e.g. ``mean inter-arrival time (h)``), else the last part of its path; the metric's from
-  :data:`LABELS`;
-- **log scale** where the points are geometric (:func:`geometric`): positive values spanning a
-  factor of at least 4, more evenly spaced on a log axis than on a linear one. The profit
-  paper's loads 0.05 ... 1 h (a 1-1.5-2-3-5 series) would put 5 of 9 points in a fifth of a
-  linear axis;
-- **robust panels** (:func:`robust_range`): when a policy's error bars span more than
-  :data:`SWAMP` times what all the others span together (accept-all's realised % of
-  +-20,000 % against the others' 60-100 %), the y axis is cut to the others' span, that
-  policy's error bars are not drawn (they would cross the whole panel), and the figure's
-  subtitle names it and how far it reaches;
-- with several panels (small multiples) the one legend covers them all, and each panel's title
-  names the values of the other parameters.
+Each policy keeps its colour and marker (:mod:`market.experiments.style`); axis titles are the
+sweep's ``labels`` and each metric's label in the metric registry (:mod:`market.results.metrics`);
+the x axis is logarithmic where the points are geometric (:func:`geometric`); where a policy's
+error bars span more than :data:`SWAMP` times the others' together, the y axis is cut to the
+others' and the subtitle says so (:func:`robust_range`); small multiples share one legend, each
+panel titled by the other parameters' values.
 """
 
 from __future__ import annotations
@@ -30,33 +17,7 @@ import numpy as np
 import pandas as pd
 
 from market.experiments.style import policy_styles
-
-LABELS = {
-    "offered": "jobs offered",
-    "accepted": "jobs accepted",
-    "accepted_pct": "jobs accepted (%)",
-    "completed": "jobs completed",
-    "revenue": "revenue (money)",
-    "rent": "rent (money)",
-    "profit": "profit (money)",
-    "profit_rate": "profit rate (money per hour)",
-    "profit_rate_arrivals": "profit rate over the arrivals (money per hour)",
-    "utilization": "utilization (%)",
-    "utilization_run": "utilization over the run (%)",
-    "mean_processors": "processors per job",
-    "predicted_profit": "predicted profit (money)",
-    "realised_pct": "predicted profit realised (%)",
-    "end_time": "run length (h)",
-    "unadmitted_pct": "jobs not admitted (%)",
-    "unadmitted_work_pct": "work not admitted (% of processor-hours)",
-    "deadlines_missed": "deadlines missed (jobs)",
-    "mean_response": "mean response time (h)",
-    "mean_slowdown": "mean bounded slowdown",
-    "deadlines_fulfilled_pct": "deadlines fulfilled (% of jobs)",
-    "mean_slowdown_fulfilled": "mean slowdown of fulfilled jobs",
-    "urgent_accepted_pct": "urgent jobs accepted (%)",
-    "normal_accepted_pct": "normal jobs accepted (%)",
-}
+from market.results.metrics import label as metric_label
 
 #: A policy whose error bars span more than this many times the others' span is clipped.
 SWAMP = 5.0
@@ -125,6 +86,13 @@ def fmt(value) -> str:
     return str(value)
 
 
+def figure_title(metric: str, x: str, manifest: dict, short: str) -> str:
+    """A figure's title: the metric's label against the parameter's axis title."""
+    label = metric_label(metric)
+    x_title = (manifest.get("labels") or {}).get(x) or short or x
+    return f"{label} vs {x_title}" if short else f"{label} by policy"
+
+
 def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
     """The figure of ``metric`` (long-form rows of :func:`market.experiments.report.summarize`)
     against
@@ -155,7 +123,7 @@ def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
         data[x] = data[x].astype(str)
     if facet:
         orders[facet] = list(dict.fromkeys(data.sort_values(others, kind="stable")[facet]))
-    label = LABELS.get(metric, metric)
+    label = metric_label(metric)
     x_title = labels.get(x) or short or x
     styles = policy_styles(policies)
     common = {
@@ -190,7 +158,7 @@ def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
             lambda t: t.update(error_y={"visible": False}) if t.name in clipped else None
         )
         notes = [f"{note}, error bars not drawn" for note in notes]
-    title = f"{label} vs {x_title}" if short else f"{label} by policy"
+    title = figure_title(metric, x, manifest, short)
     sub = subtitle + (f"<br>y axis cut to the other policies: {'; '.join(notes)}" if notes else "")
     fig.update_layout(
         title={"text": f"{title}<br><sup>{sub}</sup>"},

@@ -1,40 +1,20 @@
-"""The results directory of a sweep: one Parquet part per finished run, merged as it goes, and
-the loader that reads it back as one tidy DataFrame.
+"""The results directory of a sweep, and the loader that reads it back as one tidy DataFrame.
 
-**Results directory** (``OUT``)::
-
-    OUT/manifest.json        the scenario (with its sweep), the plan's shape, versions, sessions
-    OUT/runs/part-*.parquet  the rows: one per (run, service provider)
-    OUT/errors.jsonl         runs that raised, with the error (they are retried by --resume)
-    OUT/.lock                held while a sweep writes, so two sweeps never share a directory
-
-Each finished run is written at once to its own small Parquet part (written to a temporary name,
-then renamed, so a part is either whole or absent), so a sweep killed at any point, even with
-SIGKILL, loses no finished run. Every 256 runs, and when the sweep ends or is interrupted, the
-small parts are merged into one; :func:`load_results` drops the duplicates a kill during a merge
-can leave. ``resume=True`` runs exactly the runs of the plan whose ``run_id`` is not in ``OUT``;
-it refuses a directory that holds runs the plan does not have (the scenario was changed) or keeps
-other metrics. Since run ids and seeds do not move when points, variants or replications are
-added, resuming with a larger sweep runs only the new runs. Without ``resume``, a directory that
-already holds results is refused. Run ids cover the scenario, not the code: after changing a
-policy's code, start a new ``OUT`` (the manifest records the package versions of each session).
-
-A part that Parquet cannot read (the rename is not synced to disk, so a power loss or a full disk
-can leave one truncated; or it was damaged since) is set aside by ``resume=True`` as
-``*.parquet.damaged`` and its runs are run again: runs are pure functions of their scenario and
-seed, so re-running restores the same rows, where stopping would leave the sweep unfinishable
-without hand repair. The session in the manifest lists the parts set aside. Reading results
-with a damaged part is a one-line :class:`BatchError` naming the part.
-
-**Columns**: ``run_id``, ``variant``, ``replication``, ``seed``, one column per swept parameter
-(named by its dotted path), ``provider``, ``scheduler``, ``admission``, the kept metrics,
-``finished`` (the market emptied; sweeps run every market to the end), and ``run_seconds`` (the
-run's wall time on its worker: the only column that differs between two runs of the same sweep).
+``OUT/manifest.json`` (scenario, plan, versions, sessions), ``OUT/runs/part-*.parquet`` (one row
+per run and table row; each run written whole or not at all, parts merged every 256 runs),
+``OUT/errors.jsonl`` (failed runs) and ``OUT/.lock`` (one sweep at a time). ``resume=True`` runs
+exactly the plan's runs whose ``run_id`` is missing and refuses results of another scenario; a
+part Parquet cannot read is set aside as ``*.parquet.damaged`` and its runs run again (a run is
+a pure function of its scenario and seed). Run ids cover the scenario, not the code. Columns:
+``run_id``, ``variant``, ``replication``, ``seed``, one per swept parameter, ``table``
+(``providers`` or ``sites``), ``provider``, ``scheduler``, ``admission``, the kept metrics,
+``finished`` and ``run_seconds``.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,7 +25,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from market.experiments.executors import BatchError, RunOutcome
-from market.inputs.sweep_spec import IDENTITY_COLUMNS, SUMMARY_METRICS
+from market.inputs.sweep_spec import IDENTITY_COLUMNS
+from market.results.metrics import sweep_metrics
 
 if TYPE_CHECKING:
     from market.experiments.sweep import RunSpec
@@ -55,22 +36,29 @@ MERGE_EVERY = 256  # small parts merged into one every this many runs
 
 
 def result_rows(spec: RunSpec, outcome: RunOutcome, metrics: list[str] | None) -> list[dict]:
-    """The results rows of a finished run: its labels, the point, and the kept metrics (counts
-    as integers, the rest as floats, so every part has the same column types)."""
+    """The results rows of a finished run: its labels, the point, which table of the run the
+    row is from (``table``: ``providers`` or ``sites``), and the kept metrics (counts as
+    integers, the rest as floats, so every part has the same column types). Every row of a run
+    has the same columns: a metric a row does not have is NaN (e.g. a site's profit)."""
+    types = sweep_metrics()
+    records = outcome.records or []
+    names = metrics or list(
+        dict.fromkeys(k for r in records for k in r if k not in (*IDENTITY_COLUMNS, "table"))
+    )
     rows = []
-    for record in outcome.records or []:
+    for record in records:
         row: dict[str, Any] = {
             "run_id": spec.run_id,
             "variant": spec.variant,
             "replication": spec.replication,
             "seed": spec.seed,
             **spec.columns,
+            "table": record.get("table", "providers"),
         }
         for column in IDENTITY_COLUMNS:
             row[column] = record[column]
-        names = metrics or [k for k in record if k not in IDENTITY_COLUMNS]
         for name in names:
-            row[name] = _stored(record[name], SUMMARY_METRICS.get(name))
+            row[name] = _stored(record.get(name), types.get(name))
         row["finished"] = outcome.finished
         row["run_seconds"] = outcome.seconds
         rows.append(row)
@@ -78,11 +66,17 @@ def result_rows(spec: RunSpec, outcome: RunOutcome, metrics: list[str] | None) -
 
 
 def _stored(value: Any, kind: type | None) -> Any:
+    if _missing(value):  # a metric this row does not have
+        return None if kind is None else math.nan
     if kind is int:
         return int(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return value if kind is None else float(value)
     return float(value)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 class ResultsStore:
@@ -241,7 +235,8 @@ def load_results(path: str | Path) -> pd.DataFrame:
             hint = "" if path.is_file() else "; gridmarket sweep --resume runs its runs again"
             raise BatchError(f"{part}: damaged results part ({_first_line(exc)}){hint}") from None
     frame = _concat(tables).to_pandas()
-    frame = frame.drop_duplicates(["run_id", "provider"], ignore_index=True)
+    keys = ["run_id", "table", "provider"] if "table" in frame else ["run_id", "provider"]
+    frame = frame.drop_duplicates(keys, ignore_index=True)
     parameters = (manifest or {}).get("parameters", [])
     variants = (manifest or {}).get("variants") or list(dict.fromkeys(frame["variant"]))
     order = {label: i for i, label in enumerate(variants)}
@@ -264,7 +259,7 @@ def load_results(path: str | Path) -> pd.DataFrame:
 
 def metric_columns(frame: pd.DataFrame) -> list[str]:
     """The metric columns of a results frame (numeric, not labels, not the point)."""
-    fixed = {"run_id", "variant", "replication", "seed", "finished", "run_seconds"}
+    fixed = {"run_id", "variant", "replication", "seed", "table", "finished", "run_seconds"}
     fixed |= set(IDENTITY_COLUMNS) | set(frame.attrs.get("parameters", []))
     return [
         c

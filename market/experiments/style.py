@@ -1,22 +1,11 @@
 """One colour and one marker per policy, the same in every figure (reports and dashboard).
 
-:func:`policy_style` maps a policy or variant name to ``(colour, marker)`` (a hex colour and a
-Plotly marker symbol). Names are matched after lower-casing and dropping everything but letters,
-digits and dots, so ``FirstProfit``, ``first_profit`` and ``First Profit`` are one policy.
-
-- the papers' policies and the repository's variant names have fixed entries (:data:`FIXED`):
-  the profit paper's seven schedulers (Popovici & Wilkes SC'05 §3.3) and accept-all, the
-  backfilling schedulers, QoPS, MSB and MRT (Islam et al.), DVQoPS, Libra, LibraRisk and EDF;
-- ``VQoPS x`` (the OC-Factor x of the opportunity-cost paper) is one ordered scale: light for
-  x = 0 to dark for x >= 0.4 (:func:`vqops_colour`), so the variants read as a sequence;
-- any other name gets a stable fallback: the marker of the policy it starts with (``FirstProfit
-  (10%)`` is drawn with FirstProfit's circle) and a colour from :data:`FALLBACK_COLOURS` chosen
-  by a hash of the name, so it never depends on which other policies are shown.
-
-:func:`policy_styles` styles a whole set of names at once and keeps their colours distinct: a
-fallback whose hashed colour is taken moves to the next free one (names in sorted order, so the
-result depends only on the set). Pass every policy a view can show (not only those ticked), and
-a policy keeps its colour when others are hidden.
+:func:`policy_style` maps a name (lower-cased, letters, digits and dots only) to ``(colour,
+marker)``: fixed entries for the papers' policies (:data:`FIXED`); one light-to-dark scale for
+``VQoPS x`` (:func:`vqops_colour`); otherwise the marker of the policy the name starts with and
+a colour hashed from the name. :func:`policy_styles` styles a set of names at once and keeps
+their colours distinct (a taken colour moves to the next free one, in sorted order), so a
+policy keeps its colour whichever others are shown.
 """
 
 from __future__ import annotations

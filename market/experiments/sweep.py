@@ -21,7 +21,6 @@ from market.inputs.sweep_spec import (
     IDENTITY_COLUMNS,
     MAX_POINTS,
     MAX_VALUES,
-    SUMMARY_METRICS,
     Range,
     SweepSpec,
     canonical,
@@ -29,6 +28,10 @@ from market.inputs.sweep_spec import (
     derive_seed,
     overlaps,
 )
+from market.results.metrics import summary_metrics, sweep_metrics
+
+#: The numeric metrics of a run summary's provider rows (from the metric registry).
+SUMMARY_METRICS = summary_metrics()
 
 __all__ = [
     "IDENTITY_COLUMNS",
@@ -100,6 +103,12 @@ class SweepPlan:
                 f"{source}: no sweep section (add sweep: with the parameters to vary, "
                 "see scenarios/profit/fig3_load.yaml)"
             )
+        known = sweep_metrics()
+        for name in spec.metrics or []:
+            if name not in known:
+                raise ScenarioError(
+                    f"{source}: sweep.metrics: unknown metric {name!r} (have: {', '.join(known)})"
+                )
         base_seed = scenario.seed if spec.base_seed is None else spec.base_seed
         base = scenario.model_copy(update={"sweep": None, "variants": {}})
         variants = dict(scenario.variants) or {scenario.name: {}}

@@ -1,24 +1,12 @@
 """Limits that keep a valid scenario's run bounded: every number finite, and no setting that
 makes a run take endless samples or events.
 
-A run samples its time series every ``sample_interval`` hours and, when a resource provider's
-availability varies, draws it afresh every ``uncertainty.period`` hours and starts outages at
-``uncertainty.outage_rate`` per hour, for as long as the run lasts. These bounds are relative to
-the run, so that no fixed number refuses a valid long or short market:
-
-- the **expected horizon** of a scenario whose workloads are all synthetic (``kind: profit``)
-  is the longest client's expected arrival span (``jobs x mean_interarrival``) plus the time
-  the pools need for all the work on one processor each (sum of ``jobs x mean_work`` over the
-  total capacity): for Table 1, 30 + 140 = 170 hours;
-- over that horizon a run may take at most :data:`MAX_SAMPLES` samples, and each varying pool at
-  most :data:`MAX_EVENTS` availability draws and :data:`MAX_EVENTS` expected outages;
-- with a trace workload the horizon is known only once the trace is read, so the fixed floor
-  :data:`MIN_STEP` (one second, the resolution of SWF times) bounds the sample interval and the
-  period, and ``outage_rate`` is at most one per :data:`MIN_STEP`.
-
-Counts have fixed ceilings, far above the papers' (200 jobs, traces of 5,000 to 100,000):
-``jobs`` <= :data:`MAX_JOBS` per client. A seed is an integer in [0, :data:`MAX_SEED`] (it is
-stored as a 64-bit integer in results).
+The bounds are relative to the run. The expected horizon of an all-synthetic scenario is the
+longest client's arrival span plus all the work over the total capacity; over it a run may take
+at most :data:`MAX_SAMPLES` samples and each varying pool :data:`MAX_EVENTS` availability draws
+and expected outages. With a trace the horizon is known only once it is read, so
+:data:`MIN_STEP` (one second) bounds the sample interval and the period. ``jobs`` <=
+:data:`MAX_JOBS` per client; a seed is in [0, :data:`MAX_SEED`].
 """
 
 from __future__ import annotations

@@ -1,19 +1,13 @@
 """Scenarios: everything a run needs, read from a YAML file and validated.
 
 A scenario names the resource providers (capacity, price), the service providers (scheduler,
-admission policy, which resource provider they rent from), and the clients (workload, offer
-rule). ``variants`` names alternatives run side by side with the same seed, and so on the same
-job stream (the papers' way of comparing policies); each is a set of overrides in the same
-``dotted.path=value`` form as the CLI's ``--set``.
-
-Every error is one line that names the file and the field, e.g.
-``scenarios/x.yaml: clients.0.workload.mean_interarrival: must be greater than 0``.
-
-Beyond each field's own range, a scenario is refused when any number in it is infinite or NaN,
-when two agents (clients, service and resource providers alike) share a name, when price
-changes are not in increasing time order, or when a setting would make the run take endless
-samples or events (:mod:`market.inputs.limits` has the bounds). Files are found on the search path
-of
+admission policy, resource provider) and the clients (workload, offer rule). ``variants`` are
+alternatives run side by side with the same seed, so on the same job stream (the papers' way of
+comparing policies), each a set of ``dotted.path=value`` overrides like the CLI's ``--set``.
+Every error is one line naming the file and the field. Beyond each field's range, a scenario is
+refused for an infinite or NaN number, two agents sharing a name, price changes out of time
+order, or a setting that would make the run endless (:mod:`market.inputs.limits`;
+docs/guide/scenarios.md). Files are found on the search path of
 :mod:`market.inputs.scenario_files` (``profit/default`` names a shipped scenario).
 """
 
@@ -26,10 +20,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from market.core.errors import ScenarioError, first_non_finite
+from market.core.errors import ScenarioError
 from market.core.rent import PriceSchedule
 from market.inputs import limits
 from market.inputs.paths import PathError, set_path
+from market.inputs.scenario_checks import CROSS_FIELD_CHECKS
 from market.inputs.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
 from market.inputs.site_spec import BatchSiteSpec
 from market.inputs.sweep_spec import SweepSpec
@@ -257,73 +252,8 @@ class Scenario(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:
-        if not self.service_providers and not self.batch_sites:
-            raise ValueError("service_providers: give at least one (or a batch site)")
-        if not self.clients and not self.batch_sites:
-            raise ValueError("clients: give at least one (or a batch site)")
-        bad = first_non_finite(self.model_dump(mode="python"))
-        if bad is not None:
-            raise ValueError(f"{bad[0]}: must be a finite number, not {bad[1]}")
-        owners: dict[str, str] = {}  # one ledger account per name: names are unique overall
-        for kind, items in (
-            ("resource_providers", self.resource_providers),
-            ("service_providers", self.service_providers),
-            ("clients", self.clients),
-            ("batch_sites", self.batch_sites),
-        ):
-            for i, item in enumerate(items):
-                where = f"{kind}.{i}"
-                if item.name in owners:
-                    raise ValueError(
-                        f"{where}.name: {item.name!r} is also the name of {owners[item.name]} "
-                        "(every agent needs its own name)"
-                    )
-                owners[item.name] = where
-        rps = {rp.name for rp in self.resource_providers}
-        for i, sp in enumerate(self.service_providers):
-            if sp.resource_provider is not None and sp.resource_provider not in rps:
-                raise ValueError(
-                    f"service_providers.{i}.resource_provider: no resource provider named "
-                    f"{sp.resource_provider!r} (have: {', '.join(sorted(rps))})"
-                )
-            for j, name in enumerate(sp.resource_providers or []):
-                if name not in rps:
-                    raise ValueError(
-                        f"service_providers.{i}.resource_providers.{j}: no resource provider "
-                        f"named {name!r} (have: {', '.join(sorted(rps))})"
-                    )
-            if sp.resource_providers and sp.resource_provider is not None:
-                raise ValueError(
-                    f"service_providers.{i}.resource_providers: give it or resource_provider, "
-                    "not both"
-                )
-            if sp.resource_providers and sp.cluster is not None and len(sp.resource_providers) > 1:
-                raise ValueError(
-                    f"service_providers.{i}.resource_providers: a deadline cluster rents from "
-                    "one resource provider"
-                )
-        # A deadline cluster's nodes are its pool's processors: it cannot share them.
-        first = self.resource_providers[0].name
-        pools = [sp.pool_names(first) for sp in self.service_providers]
-        for i, sp in enumerate(self.service_providers):
-            if sp.cluster is None:
-                continue
-            own = pools[i][0]
-            other = next((o.name for o, p in zip(self.service_providers, pools, strict=True)
-                          if own in p and o is not sp), None)  # fmt: skip
-            if other is not None:
-                raise ValueError(
-                    f"service_providers.{i}.cluster: a deadline cluster needs a resource provider "
-                    f"of its own ({own!r} is also rented by {other!r})"
-                )
-        sps = {sp.name for sp in self.service_providers}
-        for i, client in enumerate(self.clients):
-            for name in client.providers or []:
-                if name not in sps:
-                    raise ValueError(f"clients.{i}.providers: no service provider named {name!r}")
-        unbounded = limits.unbounded_setting(self)
-        if unbounded is not None:
-            raise ValueError(unbounded)
+        for check in CROSS_FIELD_CHECKS:  # (market.inputs.scenario_checks)
+            check(self)
         return self
 
     # -- derived scenarios ---------------------------------------------------------------------

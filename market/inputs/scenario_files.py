@@ -1,25 +1,12 @@
 """Scenario files: where a scenario name is found, and how a file is read and parsed safely.
 
-**Search path.** A scenario is named by a path or by a name relative to a scenario folder
-(``profit/default`` or ``profit/default.yaml``); :func:`resolve` tries, in order:
-
-1. the name as a path (absolute, or relative to the current directory);
-2. ``./scenarios/<name>``: the current directory's ``scenarios`` folder;
-3. the shipped scenarios (:func:`shipped_dir`): ``market/scenarios`` in an installed wheel (the
-   project's top-level ``scenarios/`` folder, mapped there at build time), or the checkout's
-   ``scenarios/`` when running from source or an editable install.
-
-Each is tried as given, then with ``.yaml`` added. :func:`scenario_dirs` lists the folders of
-steps 2-3 that exist (the dashboard offers their files).
-
-**Reading** (:func:`read_text`) accepts only a regular file (never a FIFO, a device or a
-directory: it is opened non-blocking and checked before reading) of at most
-:data:`MAX_BYTES`, in UTF-8. **Parsing** (:func:`parse_yaml`) is YAML's safe loader, plus:
-a key given twice in one mapping is an error (YAML's default keeps the last one silently, so
-two variants with one name would run once), and a document whose aliases expand to more than
-:data:`MAX_NODES` values is refused before it is built (a "billion laughs" file).
-Errors are :class:`ScenarioFileError` with a one-line message naming the file, never the file's
-contents.
+:func:`resolve` tries the name as a path, then ``./scenarios/<name>``, then the shipped
+scenarios (:func:`shipped_dir`: ``market/scenarios`` in a wheel, the checkout's ``scenarios/``
+from source), each as given and with ``.yaml`` added; :func:`scenario_dirs` lists the folders
+that exist. :func:`read_text` reads only a regular file (never a FIFO or device) of at most
+:data:`MAX_BYTES` of UTF-8. :func:`parse_yaml` is YAML's safe loader, plus: a key given twice in
+one mapping is an error, and aliases expanding to more than :data:`MAX_NODES` values are refused.
+Errors are one-line :class:`ScenarioFileError` naming the file, never its contents.
 """
 
 from __future__ import annotations

@@ -105,7 +105,9 @@ class BatchSiteSpec(BaseModel):
     qbets: QbetsSpec = QbetsSpec()
     varq: VarqTraceSpec | None = Field(None, description="Table 4's trace-driven VARQ users")
     random_users: list[RandomVarqSpec] = Field(default_factory=list, description="§4.1")
-    brokers: list[BrokerSpec] = Field(default_factory=list, description="issue 17 item 6")
+    brokers: list[BrokerSpec] = Field(
+        default_factory=list, description="service providers renting from this site by VARQ"
+    )
 
     @model_validator(mode="after")
     def _one_subset(self) -> BatchSiteSpec:

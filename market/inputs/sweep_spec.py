@@ -1,50 +1,15 @@
 """Sweep specifications: the ``sweep:`` section of a scenario, validated (no scenario here).
 
-A sweep varies scenario fields, compares policies and repeats every combination::
-
-    sweep:
-      parameters:                                   # dotted paths, as in --set
-        clients.0.workload.mean_interarrival: [0.05, 0.1, 0.15, 0.3]
-        resource_providers.0.price: {start: 1, stop: 9, step: 2}     # 1, 3, 5, 7, 9
-        clients.0.workload.jobs: {start: 100, stop: 400, num: 4}     # 100, 200, 300, 400
-      mode: cross            # cross: every combination; zip: the i-th values together
-      replications: 10       # runs of every (point, policy), each on its own seed
-      base_seed: 1           # default: the scenario's seed
-      seeds: common          # or independent (see below)
-      metrics: [profit_rate, accepted_pct]           # default: every summary metric
-      labels:                # optional: a swept parameter's axis title, with its unit
-        clients.0.workload.mean_interarrival: mean inter-arrival time (h)
-
-**Parameters** are the dotted paths of ``--set``, each with a list of values or a range:
-``{start, stop, num}`` is ``num`` evenly spaced values from ``start`` to ``stop``, both included
-(``scale: log`` spaces them evenly on a log scale); ``{start, stop, step}`` is ``start``,
-``start + step``, ... up to ``stop``, included when it falls on the grid. Values are rounded to 12
-significant digits, so 0.1 + 0.2 is 0.3; a range whose ends are integers and whose values all are
-gives integers. ``cross`` takes every combination of the values (the first parameter varies
-slowest), ``zip`` takes the lists in step and needs them of equal length. A sweep with no
-parameters repeats the scenario itself. The seed, the variants and the sweep cannot be swept.
-
-**Policies to compare** are the scenario's ``variants`` (label -> overrides, as for ``gridmarket
-run``): every variant runs at every point, its overrides applied on top of the point's. A variant
-may not set a swept path (it would silently undo the sweep there). No variants: one policy, whose
-label is the scenario's name.
-
-**Seeds** are derived, never drawn: the seed of replication ``r`` is a hash of ``(base_seed, r)``
-through :class:`numpy.random.SeedSequence` (its ``spawn_key``), a 63-bit integer. With ``seeds:
-common`` (the default) replication ``r`` of every point and of every variant runs on that same
-seed: the policies see the same job streams (common random numbers, as the papers compare
-policies), and a load sweep scales the same arrival stream, so curves are not jagged by sampling
-noise between neighbouring points. With ``seeds: independent`` the seed also hashes the point's
-values (not its position in the list), so points are statistically independent; variants still
-share seeds. Either way a run's seed does not move when points, variants or replications are
-added, which is what lets ``--resume`` extend a sweep.
-
-**Labels** name a swept parameter in reports (axis titles): a short name with its unit, e.g.
-``mean inter-arrival time (h)``; without one a report uses the path's last part.
-
-Metrics are the service-provider summary of :mod:`market.results.provider_metrics`; ``metrics``
-picks which to keep
-(the names in :data:`SUMMARY_METRICS`).
+``parameters`` are ``--set`` paths, each a list or a range (``{start, stop, num}`` with
+``scale: log`` or not, or ``{start, stop, step}``, stop included on the grid; values rounded to
+12 significant digits); ``mode: cross`` takes every combination (the first parameter slowest),
+``zip`` the lists in step. Every variant runs at every point and may not set a swept path.
+``replications`` repeat each; the seed of replication ``r`` is derived from ``(base_seed, r)``
+by :class:`numpy.random.SeedSequence`: with ``seeds: common`` every point and variant shares it
+(common random numbers, as the papers compare policies), with ``independent`` it also hashes the
+point's values. Seeds never move when points, variants or replications are added, so
+``--resume`` can extend a sweep. ``metrics`` picks metrics (checked against the registry,
+:mod:`market.results.metrics`, by the sweep plan); ``labels`` names a parameter for the axes.
 """
 
 from __future__ import annotations
@@ -57,55 +22,6 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-
-#: The summary metrics of :func:`market.results.provider_metrics.provider_summary` that a sweep can
-# keep, with the
-#: type they are stored as (counts as integers, everything else as floats).
-#: ``tests/model/test_batch.py`` checks that this is exactly the numeric part of a run's summary.
-SUMMARY_METRICS: dict[str, type] = {
-    "offered": int,
-    "accepted": int,
-    "accepted_pct": float,
-    "completed": int,
-    "revenue": float,
-    "rent": float,
-    "profit": float,
-    "profit_rate": float,
-    "utilization": float,
-    "mean_processors": float,
-    "predicted_profit": float,
-    "realised_pct": float,
-    "unadmitted_pct": float,
-    "unadmitted_work_pct": float,
-    "deadlines_missed": int,
-    "mean_response": float,
-    "mean_slowdown": float,
-    "end_time": float,
-    "profit_rate_arrivals": float,
-    "utilization_run": float,
-    "urgent_accepted_pct": float,
-    "normal_accepted_pct": float,
-    "deadlines_fulfilled_pct": float,
-    "mean_slowdown_fulfilled": float,
-    "market_share_pct": float,
-    "win_rate_pct": float,
-    "mean_price": float,
-    "mean_markup": float,
-}
-
-#: The metrics of batch sites and VARQ users (:func:`agents.site_summary.site_rows`), on rows
-#: of their own; NaN on a service provider's row.
-SITE_METRICS: dict[str, type] = dict.fromkeys(
-    [
-        "varq_requests", "varq_refused", "varq_jobs", "varq_predicted_pct", "varq_success_pct",
-        "overhead_ratio", "varq_needed_node_hours", "varq_used_node_hours",
-        "varq_worst_overhead_node_hours", "varq_killed", "site_jobs", "site_killed",
-        "site_mean_wait_h", "qbets_changepoints", "required_probability",
-        "promised_probability_pct", "promises_kept_pct", "qbets_jobs", "qbets_correct_pct",
-        "qbets_median_tightness",
-    ],
-    float,
-)  # fmt: skip
 
 #: Columns of the summary that name the provider and its policies (always kept).
 IDENTITY_COLUMNS = ("provider", "scheduler", "admission")
@@ -250,9 +166,6 @@ class SweepSpec(BaseModel):
             return None
         if not metrics:
             raise ValueError("list at least one metric, or leave metrics out to keep all")
-        for name in metrics:
-            if name not in SUMMARY_METRICS and name not in SITE_METRICS:
-                raise ValueError(f"unknown metric {name!r} (have: {', '.join(SUMMARY_METRICS)})")
         dupes = sorted({m for m in metrics if metrics.count(m) > 1})
         if dupes:
             raise ValueError(f"{dupes[0]!r} is listed twice")

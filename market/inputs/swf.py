@@ -1,29 +1,15 @@
 """Reading and writing traces in the Standard Workload Format (SWF) of the Parallel Workloads
-Archive (https://www.cs.huji.ac.il/labs/parallel/workload/swf.html).
+Archive: a header of ``;`` comment lines and one line of 18 numbers per job (:data:`FIELDS`),
+``-1`` unknown, times in seconds.
 
-An SWF file is a header of comment lines starting with ``;`` (``; MaxProcs: 128``,
-``; UnixStartTime: 893466664``, ...) and one line per job of 18 whitespace-separated numbers,
-``-1`` meaning unknown (:data:`FIELDS` names them). Times are in seconds from the trace's start.
-
-- :func:`read_swf` reads a file (gzip or plain, recognised by its magic bytes) into a
-  :class:`SwfTrace`: the header as a dict, the raw header lines, and every record as a pandas
-  frame of 18 float columns with ``NaN`` for unknown. A well-formed file is parsed by pandas' C
-  parser (the 59,715-line SDSC-SP2 trace in about 0.1 s); only a malformed one is re-read line by
-  line to name the first bad line (:class:`SwfError`, ``"FILE:LINE: message"``), or, with
-  ``skip_bad=True``, to skip and count every bad line.
-- :meth:`SwfTrace.select` picks the records a simulation uses and says why the others were
-  dropped (the rules are :mod:`market.inputs.trace_selection`'s).
-- :func:`write_swf` writes records (and a header) back; reading the result gives the same values.
-
-A line is malformed when it has not 18 fields, a field is not a finite number, or a count (job
-number, processors allocated or requested, status) is not a whole number: ``3.5`` processors
-is an error, not 3. A file with a NUL byte (UTF-16, binary) or non-ASCII bytes in a data line is
-not an SWF text file; a header in Latin-1 is read as such (old logs have them). A gzip file is
-recognised by its magic bytes; a damaged one is a one-line error too.
-
-Finding traces by name and summarising them is :mod:`market.inputs.traces`. Everything here stays in
-the trace's own unit, seconds; workloads convert to hours (:mod:`market.inputs.workloads.trace`).
-
+:func:`read_swf` reads a file (gzip or plain, by its magic bytes) into a :class:`SwfTrace`: the
+header, its raw lines and the records as 18 float columns, ``NaN`` for unknown; pandas' C parser
+reads a well-formed file, and a malformed one is re-read line by line to name the first bad line
+(``FILE:LINE: message``) or, with ``skip_bad``, to count every bad line. A line is malformed when
+it has not 18 fields, a field is not a finite number, or a count is not whole (3.5 processors);
+NUL or non-ASCII bytes in a data line are not SWF; a Latin-1 header is read as such.
+:meth:`SwfTrace.select` applies :mod:`market.inputs.trace_selection`; :func:`write_swf` writes
+records back, read again as the same values.
 """
 
 from __future__ import annotations

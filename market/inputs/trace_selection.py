@@ -1,40 +1,14 @@
 """Record selection: which lines of an SWF trace become jobs, and why the others do not.
 
-The Parallel Workloads Archive's logs hold lines a scheduling simulation cannot or should not
-replay as they are; simulators differ on several of them, so every rule where users differ is a
-field of :class:`SelectionRules` (and of the trace workload, :mod:`market.inputs.workloads.trace`).
-The defaults are the project's choices since the first trace replay; the README's Traces section
-lists each rule with what other tools do.
-
-Rules, in order (a record is counted under the first one that drops it, so ``kept + dropped ==
-total``):
-
-1. **partial executions** (status 2, 3, 4: parts of a checkpointed or swapped job). SWF
-   §"Preemption": ``Double`` files hold a summary line per job *and* its parts, ``Yes`` files only
-   the parts. ``partial="summary"`` keeps summary lines and drops parts; ``"parts"`` keeps every
-   part as a job of its own and drops the summaries of split jobs; ``"auto"`` (default) is
-   ``parts`` for a ``Preemption: Yes`` header and ``summary`` otherwise. (Until this rule had a
-   parameter, parts were always dropped: a ``Preemption: Yes`` trace lost every split job.)
-2. **no submit time**: dropped (nothing to replay).
-3. **run time unknown or negative**: dropped (cancelled before it ran).
-4. **run time 0**: ``zero_runtime="drop"`` (default; a job needs work > 0) or ``"one_second"``
-   (replayed as 1 s jobs: they still pass through the queue and can hold it up).
-5. **cancelled** (status 5) and 6. **failed** (status 0) jobs that ran: kept by default (they
-   held processors: the log's load includes them), or ``"drop"``. Status -1 (unknown, e.g.
-   NASA-iPSC) counts as completed.
-7. **processors**: the allocated count (field 5), else the requested one (field 8), or the other
-   way round with ``processors="requested"``; neither >= 1: dropped.
-8. **short estimates** (a known requested time, field 9, below the run time; batch systems allow
-   some overrun): ``"raise"`` (default: kept; a workload planning with estimates raises the
-   estimate to the run time), ``"truncate"`` (the run time is cut to the request, as a batch
-   system killing the job at its limit would), or ``"drop"``. A missing request (or one of 0 s)
-   is not short.
-9. **too wide** (more processors than ``max_procs``, the header's MaxProcs or the given machine
-   size): ``"drop"`` (default) or ``"error"`` (an :class:`SwfError` naming the line, as Batsim's
-   converter refuses a platform smaller than the widest job). Without a machine size nothing is
-   too wide.
-
-Pure functions of the records (a pandas frame as :func:`market.inputs.swf.read_swf` gives it).
+Simulators differ on several rules, so each is a field of :class:`SelectionRules` (and of the
+trace workload); the defaults are the project's choices, and the traces guide lists them with
+what other tools do. In order, each record counted under the first rule that drops it: partial
+executions (``partial``: ``summary``, ``parts`` or ``auto`` by the ``Preemption`` header); no
+submit time; run time unknown or negative; run time 0 (``zero_runtime``); cancelled and failed
+jobs that ran (``cancelled``, ``failed``; status -1 counts as completed); processors allocated or
+requested (``processors``); requested time below the run time (``short_estimates``: ``raise``,
+``truncate`` or ``drop``); wider than ``max_procs`` (``too_wide``: ``drop`` or ``error``).
+Pure functions of the records.
 """
 
 from __future__ import annotations

@@ -2,35 +2,13 @@
 https://www.cs.huji.ac.il/labs/parallel/workload/swf.html) and as a Batsim ``jobs.csv``, the
 file evalys (https://github.com/oar-team/evalys) reads with ``JobSet.from_csv``.
 
-A *schedule* is one service provider's jobs in one run (one variant): the per-job table's rows
-of that provider (:attr:`market.results.result.RunResult.jobs`), less the jobs it quoted but that went to
-another provider. Choices where the formats leave room:
-
-- **Time**: seconds from the simulation's time 0 (the first submission of a trace run).
-  SWF fields are integers, so its submit, start and end times are rounded to whole seconds and
-  the wait (field 3) and run time (field 4) are their differences: ``submit + wait = start`` and
-  ``start + run time = end`` hold exactly in the file. The CSV keeps full float precision.
-- **Jobs that never ran** (not admitted, or never started): SWF status 5 (cancelled) with wait,
-  run time and processors -1, as an archive log records a job cancelled before it ran; Batsim
-  ``final_state`` ``REJECTED`` with empty times, as Batsim writes rejected jobs. A job that
-  started but had not ended when the run stopped: SWF status 0, run time -1; Batsim
-  ``COMPLETED_KILLED``.
-- **SWF numbering**: job numbers 1..N in submit order (the per-job table's ``job`` and
-  ``swf_job`` columns map them back); field 8 (requested processors) is the job's widest shape;
-  field 9 (requested time) the run time the provider planned with (-1 if it planned none);
-  field 12 (user) the client's position in the scenario (listed in the header's notes). CPU
-  time, memory, group, executable, queue, partition and dependencies are unknown (-1).
-- **Batsim columns** (Batsim's ``JobsTracer`` order): ``job_id`` our job id, ``workload_name``
-  the client, ``profile`` the job's kind, ``requested_number_of_resources`` the processors it
-  ran on (its widest shape if it never ran), ``requested_time`` as SWF field 9 (-1: no
-  walltime, Batsim's value for none), ``stretch`` = turnaround / execution time,
-  ``consumed_energy`` -1 (no energy model: Batsim's value without one), ``metadata`` a JSON
-  object with the provider, the price paid, the profit and (for trace jobs, once the per-job
-  table carries it) the SWF job number.
-- **allocated_resources**: the model leases processor *counts*, not named processors, so ids
-  are assigned here: each job takes the lowest free ids when it starts (ends before starts at
-  the same instant), giving an interval set such as ``0-3 7`` (Batsim's notation, 0-based).
-  Ids stay below the provider's peak concurrent use.
+A *schedule* is one service provider's rows of the per-job table in one variant, less the jobs
+it quoted that went to another provider. Our choices where the formats leave room (all in
+docs/guide/command-line.md): times in seconds from time 0, SWF's rounded to whole seconds so
+that submit + wait = start and start + run time = end hold exactly; a job that never ran is SWF
+status 5 and Batsim ``REJECTED``, one unfinished SWF status 0 and ``COMPLETED_KILLED``; SWF jobs
+numbered 1..N in submit order; unknown fields -1; processor ids, which the model does not name,
+assigned here, each job taking the lowest free ids when it starts.
 """
 
 from __future__ import annotations
@@ -50,8 +28,8 @@ import pandas as pd
 from market.inputs.swf import FIELDS, SwfError, write_swf
 
 if TYPE_CHECKING:
-    from market.results.result import RunResult
     from market.inputs.scenario import Scenario
+    from market.results.result import RunResult
 
 #: Batsim's jobs.csv columns, in the order Batsim writes them (``src/export.cpp``).
 EVALYS_COLUMNS = (

@@ -8,10 +8,9 @@
   speed on the processors it ran on); "the average slowdown is computed only for jobs with
   deadlines fulfilled".
 
-For a deadline cluster (:mod:`agents.cluster_provider`) the summary's ``scheduler`` and
-``admission`` name the cluster and its policy, and a time-shared cluster's ``utilization`` is
-the processor time its jobs actually used (their runtime on each node, spread evenly over their
-stay) over the node-hours of the arrival phase, since a node runs several jobs at once.
+A time-shared deadline cluster's ``utilization`` (:func:`used_share`) is the processor time its
+jobs actually used (their runtime on each node, spread evenly over their stay) over the
+node-hours of the arrival phase, since a node runs several jobs at once.
 """
 
 from __future__ import annotations
@@ -25,33 +24,20 @@ if TYPE_CHECKING:
 MET = 1e-9  # hours: a completion this close after the deadline is on time (float noise)
 
 
-def deadline_summary(model: GridMarket, sp: Any) -> dict[str, Any]:
-    """The fulfilment metrics of ``sp`` (and a cluster's labels and utilization)."""
-    records = sp.records.values()
+def fulfilment(records: list) -> tuple[float, float]:
+    """``(deadlines_fulfilled_pct, mean_slowdown_fulfilled)`` of a provider's job records."""
     with_deadline = sum(1 for r in records if r.job.deadline is not None)
     slowdowns = [
         (r.end - r.job.arrival) / r.job.runtime(r.processors)
         for r in records
         if r.end is not None and r.job.deadline is not None and r.end <= r.job.deadline + MET
     ]
-    out: dict[str, Any] = {
-        "deadlines_fulfilled_pct": (
-            100.0 * len(slowdowns) / len(records) if with_deadline else math.nan
-        ),
-        "mean_slowdown_fulfilled": math.fsum(slowdowns) / len(slowdowns) if slowdowns else math.nan,
-    }
-    policy = getattr(sp, "policy", None)
-    if policy is None:
-        return out
-    spec = next(s for s in model.spec.service_providers if s.name == sp.name)
-    out["scheduler"] = policy.label()
-    out["admission"] = spec.cluster.label()
-    if policy.sharing == "time":
-        out["utilization"] = _used_share(model, sp)
-    return out
+    fulfilled = 100.0 * len(slowdowns) / len(records) if with_deadline else math.nan
+    return fulfilled, math.fsum(slowdowns) / len(slowdowns) if slowdowns else math.nan
 
 
-def _used_share(model: GridMarket, sp: Any) -> float:
+def used_share(model: GridMarket, sp: Any) -> float:
+    """The share (%) of a time-shared cluster's node-hours of the arrival phase its jobs used."""
     lo, hi = model.first_arrival, model.last_arrival
     if not hi > lo:
         return math.nan

@@ -4,35 +4,69 @@
 One list per column, one list comprehension per attribute: Python specialises a comprehension's
 attribute read, which makes it several times cheaper than ``operator.attrgetter`` or
 ``getattr`` per item. Number columns become float64 arrays, NaN where a value is missing (None).
-Beside the table's columns (:data:`JOB_COLUMNS`) the summary reads the jobs' ``deadline`` and
-``best_effort``, which the table leaves out.
+Beside the table's columns the summary reads the jobs' ``deadline`` and ``best_effort``, which
+the table leaves out. The table's generic columns are here; a policy family's own columns (the
+value-aware policies' parameters, the market's price terms) are :class:`JobColumns` its module
+of :mod:`market.results.metrics` registers, after these.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-JOB_COLUMNS = [
+BASE_COLUMNS = [
     "provider", "job", "swf_job", "client", "kind", "arrival", "work", "max_processors", "accepted",
     "committed", "reason", "detail", "planned_processors", "planned_start", "planned_end",
     "expected_value", "expected_profit", "processors", "start", "end", "paid", "rent", "profit",
-    "oc_factor", "rollback_window", "pool", "price", "promised_end", "quote_markup", "surplus",
 ]  # fmt: skip
 
-FLOAT_COLUMNS = frozenset({
+BASE_FLOATS = frozenset({
     "arrival", "work", "planned_processors", "planned_start", "planned_end", "expected_value",
-    "expected_profit", "processors", "start", "end", "paid", "rent", "profit", "oc_factor",
-    "rollback_window", "price", "promised_end", "quote_markup", "surplus", "deadline",
+    "expected_profit", "processors", "start", "end", "paid", "rent", "profit", "deadline",
 })  # fmt: skip
+
+
+@dataclass(frozen=True)
+class JobColumns:
+    """A family's columns of the per-job table: ``names`` (``floats`` of them numbers) and
+    ``read(sp, records, decisions)``, which gives one list per name, one item per record."""
+
+    family: str
+    names: tuple[str, ...]
+    floats: frozenset[str]
+    read: Callable[[Any, list, list], dict[str, list]]
+
+
+_FAMILIES: list[JobColumns] = []
+
+
+def register_job_columns(columns: JobColumns) -> None:
+    """Add a family's columns to the per-job table (after those registered before)."""
+    taken = set(job_column_names())
+    if taken & set(columns.names):
+        raise ValueError(f"job columns {sorted(taken & set(columns.names))} are registered twice")
+    _FAMILIES.append(columns)
+
+
+def job_column_names() -> list[str]:
+    """The per-job table's columns, in order."""
+    return [*BASE_COLUMNS, *(name for family in _FAMILIES for name in family.names)]
+
+
+def float_columns() -> frozenset[str]:
+    """The columns held as float64 (NaN: missing)."""
+    return BASE_FLOATS.union(*(family.floats for family in _FAMILIES))
 
 
 def job_columns(sp: Any, table: bool = True) -> dict[str, Any]:
     """The columns of ``sp``'s records (a service or cluster provider's ``JobRecord``\\ s): the
     numbers the summary reads (with ``deadline`` and ``best_effort``), and with ``table`` the
-    rest of the per-job table: the job, its decision (with the OC-Factor and rollback window a
-    value-aware policy decided with), what happened, and its market terms."""
+    rest of the per-job table: the job, its decision, what happened, and each registered
+    family's columns."""
     records = list(sp.records.values())
     jobs = [r.job for r in records]
     decisions = [r.decision for r in records]
@@ -49,10 +83,8 @@ def job_columns(sp: Any, table: bool = True) -> dict[str, Any]:
         "paid": [r.paid for r in records],
         "profit": [r.profit for r in records],
     }
+    floating = BASE_FLOATS
     if table:
-        params = [d.params for d in decisions]
-        quotes = [r.quote for r in records]
-        pools = [pool.name for pool in getattr(sp, "pools", None) or [sp.resource_provider]]
         cols |= {
             "provider": [sp.name] * len(records),
             "job": [j.id for j in jobs],
@@ -68,15 +100,11 @@ def job_columns(sp: Any, table: bool = True) -> dict[str, Any]:
             "planned_end": [d.end for d in decisions],
             "expected_value": [d.expected_value for d in decisions],
             "rent": [r.rent for r in records],
-            "surplus": [r.surplus for r in records],
-            "oc_factor": [p.get("oc_factor") if p else None for p in params],
-            "rollback_window": [p.get("rollback_window") if p else None for p in params],
-            "pool": [pools[r.pool] for r in records],
-            "price": [q.price if q is not None else None for q in quotes],
-            "promised_end": [q.promised if q is not None else None for q in quotes],
-            "quote_markup": [q.markup if q is not None else None for q in quotes],
         }
-    for name in FLOAT_COLUMNS.intersection(cols):
+        for family in _FAMILIES:
+            cols |= family.read(sp, records, decisions)
+        floating = float_columns()
+    for name in floating.intersection(cols):
         cols[name] = floats(cols[name])
     return cols
 

@@ -1,10 +1,5 @@
-"""Market metrics of a competing market (issue 18, item 4): shares, prices, surplus, welfare.
-
-Per service provider (columns of its summary row): ``pricing`` (its rule), ``market_share_pct``
-(its jobs placed over all jobs placed with any provider), ``win_rate_pct`` (its accepting quotes
-the clients took), ``mean_price`` (expected price of the quotes won: the contracted price, or the
-utility at the promised completion under ``utility`` pricing) and ``mean_markup`` (the markup its
-rule applied to the quotes won; NaN under ``utility``), with revenue, rent and profit as before.
+"""The market table of a competing market: shares, prices, surplus, welfare (the provider's
+own market metrics are registered in :mod:`market.results.metrics.market`).
 
 :func:`market_table`: one row per agent and one for the whole market:
 
@@ -39,34 +34,16 @@ def _pct(part: float, whole: float) -> float:
 
 def placed_jobs(model: GridMarket) -> int:
     """Jobs committed to any service provider so far."""
-    return sum(getattr(sp, "accepted", 0) for sp in model.service_providers.values())
+    return sum(sp.accepted for sp in model.service_providers.values())
 
 
-def market_reporters() -> dict[str, Any]:
-    """DataCollector reporters of a provider's place in the market (the market view)."""
-    return {
-        "market_share_pct": lambda sp: _pct(getattr(sp, "accepted", 0), placed_jobs(sp.model)),
-        "mean_price": lambda sp: _mean_price(sp),
-        "markup": lambda sp: getattr(getattr(sp, "pricing", None), "markup", math.nan),
-    }
-
-
-def _mean_price(sp: Any) -> float:
-    won = getattr(sp, "accepted", 0)
-    return getattr(sp, "won_price", math.nan) / won if won else math.nan
-
-
-def provider_market(model: GridMarket, sp: Any) -> dict[str, Any]:
-    """The market columns of a service provider's summary row."""
-    pricing = getattr(sp, "pricing", None)
-    markups = getattr(sp, "won_markups", 0)
-    return {
-        "pricing": getattr(pricing, "name", "utility"),
-        "market_share_pct": _pct(getattr(sp, "accepted", 0), placed_jobs(model)),
-        "win_rate_pct": _pct(getattr(sp, "accepted", 0), getattr(sp, "quoted", math.nan)),
-        "mean_price": _mean_price(sp),
-        "mean_markup": sp.won_markup / markups if markups else math.nan,
-    }
+def mean_price(sp: Any) -> float:
+    """The mean expected price of the quotes ``sp`` won (NaN: none, or a provider that quotes
+    no prices, a deadline cluster)."""
+    won = sp.accepted
+    if not won or sp.sales is None:
+        return math.nan
+    return sp.sales.won_price / won
 
 
 def market_table(model: GridMarket, jobs: pd.DataFrame) -> pd.DataFrame:
@@ -82,7 +59,7 @@ def market_table(model: GridMarket, jobs: pd.DataFrame) -> pd.DataFrame:
         rows.append({
             "kind": "service_provider", "name": sp.name, "revenue": sp.revenue,
             "rent": sp.rent_paid, "profit": profit,
-            "market_share_pct": _pct(getattr(sp, "accepted", 0), placed),
+            "market_share_pct": _pct(sp.accepted, placed),
         })  # fmt: skip
     surplus_total, money = 0.0, _client_money(jobs)
     for client in model.clients.values():
@@ -127,7 +104,7 @@ def market_figures(model: GridMarket) -> dict[str, float]:
     rents = {f"rent:{rp.name}": model.ledger.received(rp.name, Kind.RENT)
              for rp in model.resource_providers.values()}  # fmt: skip
     sps = model.service_providers.values()
-    surplus = math.fsum(getattr(sp, "client_surplus", 0.0) for sp in sps)  # (utility: none)
+    surplus = math.fsum(sp.sales.client_surplus for sp in sps if sp.sales is not None)
     profit = math.fsum(sp.profit for sp in model.service_providers.values())
     return {
         **rents,

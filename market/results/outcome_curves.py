@@ -1,19 +1,13 @@
 """The run summary's QoS metrics as curves over time, from the jobs' outcomes.
 
-Each function takes one provider's :class:`~market.results.job_outcomes.JobOutcomes` and sample ``times``
-and gives, at each time t, the summary's own definition applied to the jobs offered by t
-(arrived at or before t) and to what had happened to them by t, so the value at the end of a
-run is the summary's (:mod:`market.results.provider_metrics`, :mod:`market.results.fulfilment`,
-:mod:`market.results.value_metrics`). Undefined values (no job yet) are NaN. Pure numpy: every call
-works from its arguments alone.
-
-- :func:`admitted_pct` (of one class): VQoPS TR17 Figures 5b-10b, ``urgent_accepted_pct``;
-- :func:`qos_curves`: QoPS TR §5's unadmitted % and deadlines missed, Yeo & Buyya ICPP'06 §4's
-  % of deadlines fulfilled and mean slowdown of those jobs, and the bounded slowdown of the
-  completed best-effort jobs (no deadline of their own).
-
-Admission is read from the outcome as it stands: a job counts as admitted at its arrival
-(every admission policy here decides at arrival).
+Each function takes one provider's :class:`~market.results.job_outcomes.JobOutcomes` and sample
+``times`` and gives, at each t, the summary's own definition applied to the jobs arrived by t and
+what had happened to them by t, so the value at the end of a run is the summary's. Undefined
+values (no job yet) are NaN; pure numpy. :func:`admitted_pct` (of one class): VQoPS TR17
+Figures 5b-10b; :func:`qos_curves`: QoPS TR §5's unadmitted % and deadlines missed, Yeo & Buyya
+ICPP'06 §4's % of deadlines fulfilled and mean slowdown of those jobs, and the bounded slowdown
+of the completed best-effort jobs. Our choice: a job counts as admitted at its arrival (every
+admission policy here decides at arrival).
 """
 
 from __future__ import annotations
@@ -23,8 +17,8 @@ import math
 import numpy as np
 
 from market.results.fulfilment import MET
-from market.results.provider_metrics import SLOWDOWN_BOUND
 from market.results.job_outcomes import JobOutcomes
+from market.results.metrics.scheduling import bounded_slowdowns
 
 #: The curves of :func:`qos_curves`, named as the summary's columns.
 QOS_CURVES = (
@@ -109,7 +103,7 @@ def best_effort_slowdown(outcomes: JobOutcomes, times) -> np.ndarray:
     best-effort jobs (no deadline of their own) completed by each of ``times``."""
     done = outcomes.best_effort & np.isfinite(outcomes.end)
     end, start, arrival = outcomes.end[done], outcomes.start[done], outcomes.arrival[done]
-    slowdown = np.maximum(1.0, (end - arrival) / np.maximum(end - start, SLOWDOWN_BOUND))
+    slowdown = bounded_slowdowns(arrival, start, end)
     return _running_mean(end, slowdown, np.asarray(times, dtype=float))
 
 

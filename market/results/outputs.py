@@ -1,94 +1,39 @@
-"""Which metrics a run's outputs show: the kind of market, decided from the run itself.
+"""Which columns a run's tables show: the kind of market, decided from the run itself
+(:class:`RunKind`), and the registry's entries (:mod:`market.results.metrics`) that kind shows.
 
-The summary of a run (:mod:`market.results.provider_metrics`) has every metric for every provider; the table of
-``gridmarket run`` and the dashboard's monitors show those that mean something for this run:
-
-- **money** only where money moves: revenue where some provider was paid; rent, profit, profit/h
-  and realised % where some provider paid rent (without rent, profit is the revenue). A free pool
-  serving jobs without payments (the QoPS paper's runs) has no money column; the VQoPS paper's
-  priced jobs on a free pool have revenue only;
-- **QoS** (unadmitted % of jobs and of work, deadlines missed, fulfilled %, slowdown of the
-  fulfilled jobs, QoPS TR §5 and Yeo & Buyya §4; slowdown of the jobs without a deadline where
-  there are such) where jobs had deadlines: some provider has a fulfilled % (it is NaN when no
-  job offered to it had a deadline) or missed one. Then "unadmitted %" replaces "accepted %";
-- **job classes** (urgent and normal jobs admitted, revenue gain over QoPS: the VQoPS paper's
-  metrics) where the workload has the classes;
-- **market** columns (share of the jobs placed, mean markup, win rate) where the run has them and
-  more than one service provider competes.
-
-**Realised %** is the realised profit of completed jobs as a share of the profit their admission
-decisions predicted (profit paper, Figures 3d-6b). It is shown only where that share means
-something: the prediction is positive (a share of a loss or of nothing is not a share) and the
-admission policy acted on it. ``accept_all`` admits whatever the prediction, so its jobs'
-predictions can sum to almost zero and the share explodes (-4,224.7 % in one run); its cell is
-``-``, as are cells where the prediction is <= 0. The data (``--format csv/json``, sweeps) keep
-the raw value.
-
-The **market table** (``RunResult.market``, :mod:`market.results.market_metrics`) follows the run table
-where its rows say more than the provider rows: some run has more than one agent of a kind
-(service providers, clients or resource providers) or a service provider prices other than by
-``utility``. One service provider, client and pool with the papers' contract (the client pays
-its utility) leave it nothing new: no surplus, the pool's revenue is the provider's rent. Its
-columns are those with a non-zero number in some row, one flow of money each: ``revenue`` what
-clients paid the service providers, ``rent`` what these paid the resource providers (a resource
-provider's ``revenue`` in the data, shown as the rent it received), so the market row reads
-welfare = surplus + profit + rent with each share beside it.
+The summary has every metric; the run table and the dashboard's monitors show those whose
+``shown`` predicate holds for the run's kind and that have a value in some row: money only where
+money moves (revenue where a provider was paid; rent, profit and realised % where rent was paid),
+QoS where jobs had deadlines, the VQoPS job classes where the workload has them, market columns
+where providers compete. Our choice: realised % is ``-`` where the prediction is <= 0 and for
+``accept_all`` (a share of nothing is not a share; the data keep the raw value). The site table
+shows every ``sites`` figure some row has; the market table follows where some run has several
+agents of a kind or a provider prices other than by ``utility``, with the columns that have a
+non-zero number (docs/guide/command-line.md).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import pandas as pd
 
-BASE = {
-    "variant": "variant",
-    "provider": "provider",
-    "scheduler": "scheduler",
+from market.results.metrics import METRICS, RunKind
+
+#: The label columns of each table, ``{column: header}``.
+PROVIDER_LABELS = {
+    "variant": "variant", "provider": "provider", "scheduler": "scheduler",
     "admission": "admission",
-}
-ACCEPTED = {"accepted_pct": "accepted %"}
-SHAPE = {"mean_processors": "procs/job", "utilization": "util %"}
-REVENUE = {"revenue": "revenue"}
-RENT = {"rent": "rent", "profit": "profit", "profit_rate": "profit/h"}
-REALISED = {"realised_pct": "realised %"}
-QOS = {
-    "unadmitted_pct": "unadm. %",
-    "unadmitted_work_pct": "unadm. work %",
-    "deadlines_missed": "missed",
-    "deadlines_fulfilled_pct": "fulfilled %",
-    "mean_slowdown_fulfilled": "slowdown (fulfilled)",
-    "mean_slowdown": "best-effort slowdown",
-}
-CLASSES = {
-    "urgent_accepted_pct": "urgent %",
-    "normal_accepted_pct": "normal %",
-    "revenue_gain_pct": "gain %",
-}
-MARKET = {"market_share_pct": "share %", "mean_markup": "markup", "win_rate": "win rate"}
-MARKET_TABLE = {
-    "kind": "kind", "name": "name", "revenue": "revenue", "rent": "rent", "profit": "profit",
-    "market_share_pct": "share %", "submitted": "submitted", "placed": "placed",
-    "declined": "declined", "rejected": "rejected", "paid": "paid", "surplus": "surplus",
-    "utilization": "util %", "welfare": "welfare", "surplus_share_pct": "surplus %",
-    "profit_share_pct": "profit %", "rent_share_pct": "rent %",
 }  # fmt: skip
-#: Market table columns that count jobs (printed without decimals).
-MARKET_COUNTS = ("submitted", "placed", "declined", "rejected")
+SITE_LABELS = {
+    "variant": "variant", "site": "site", "provider": "user", "scheduler": "scheduler",
+    "admission": "admission",
+}  # fmt: skip
+MARKET_LABELS = {"variant": "variant", "kind": "kind", "name": "name"}
 #: Admission policies that admit whatever their prediction says (no realised %).
 PREDICTION_BLIND = ("accept_all",)
 
-
-@dataclass(frozen=True)
-class RunKind:
-    """What a run's outputs show (see the module docstring)."""
-
-    money: bool  # some provider was paid or paid rent
-    rent: bool  # some provider paid rent (else profit is revenue)
-    qos: bool
-    classes: bool
-    market: bool
+__all__ = ["RunKind", "market_columns", "run_kind", "site_columns", "table_columns"]
 
 
 def _any(frame: pd.DataFrame, column: str, test=lambda s: s.notna()) -> bool:
@@ -102,13 +47,14 @@ def run_kind(summary: pd.DataFrame) -> RunKind:
     """The kind of the run whose summary (one row per provider) is ``summary``."""
     moved = lambda s: s.fillna(0.0).abs() > 0  # noqa: E731
     providers = summary["provider"].nunique() if "provider" in summary else len(summary)
+    market = [m.name for m in METRICS.of("providers") if m.family == "market" and m.type is float]
     return RunKind(
         money=_any(summary, "revenue", moved) or _any(summary, "rent", moved),
         rent=_any(summary, "rent", moved),
         qos=_any(summary, "deadlines_fulfilled_pct")
         or _any(summary, "deadlines_missed", lambda s: s.fillna(0) > 0),
         classes=_any(summary, "urgent_accepted_pct") or _any(summary, "normal_accepted_pct"),
-        market=providers > 1 and any(_any(summary, c) for c in MARKET),
+        market=providers > 1 and any(_any(summary, c) for c in market),
     )
 
 
@@ -124,34 +70,40 @@ def realised_shown(summary: pd.DataFrame) -> pd.Series:
     return (predicted > 0) & ~blind & realised.map(lambda v: math.isfinite(v))
 
 
-def table_columns(summary: pd.DataFrame) -> dict[str, str]:
-    """The columns of the run table for this run, ``{column: header}``, in order."""
-    kind = run_kind(summary)
-    columns = dict(BASE)
-    if not kind.qos:
-        columns |= ACCEPTED
-    columns |= SHAPE
-    if kind.money:
-        columns |= REVENUE
-    if kind.rent:
-        columns |= RENT
-        if realised_shown(summary).any():
-            columns |= REALISED
-    if kind.qos:
-        columns |= {c: h for c, h in QOS.items() if _any(summary, c)}
-    if kind.classes:
-        columns |= {c: h for c, h in CLASSES.items() if _any(summary, c)}
-    if kind.market:
-        columns |= {c: h for c, h in MARKET.items() if _any(summary, c)}
-    return {c: h for c, h in columns.items() if c in summary}
-
-
 def for_display(summary: pd.DataFrame) -> pd.DataFrame:
     """``summary`` as the table shows it: realised % NaN (``-``) where it means nothing."""
     if "realised_pct" not in summary:
         return summary
     shown = realised_shown(summary)
     return summary.assign(realised_pct=summary["realised_pct"].where(shown))
+
+
+def table_columns(summary: pd.DataFrame) -> dict[str, str]:
+    """The columns of the run table for this run, ``{column: header}``, in order."""
+    kind = run_kind(summary)
+    shown = for_display(summary)
+    columns = {c: h for c, h in PROVIDER_LABELS.items() if c in summary}
+    for metric in METRICS.of("providers"):
+        if metric.type is not str and metric.shown(kind) and _any(shown, metric.name):
+            columns[metric.name] = metric.header
+    return columns
+
+
+def site_columns(sites: pd.DataFrame) -> dict[str, str]:
+    """The columns of the site table, ``{column: header}``: its labels and every registered
+    site figure that some row has."""
+    columns = {c: h for c, h in SITE_LABELS.items() if c in sites}
+    for metric in METRICS.of("sites"):
+        if metric.type is not str and _any(sites, metric.name):
+            columns[metric.name] = metric.header
+    return columns
+
+
+def sites_for_display(sites: pd.DataFrame) -> pd.DataFrame:
+    """``sites`` as the table shows it: the user blank on a site's own row."""
+    if "provider" not in sites or "site" not in sites:
+        return sites
+    return sites.assign(provider=sites["provider"].where(sites["provider"] != sites["site"], ""))
 
 
 def market_shown(summary: pd.DataFrame, market: pd.DataFrame | None) -> bool:
@@ -170,19 +122,25 @@ def market_columns(market: pd.DataFrame) -> dict[str, str]:
     several, kind and name, and every figure that is a non-zero number in some row."""
     several = "variant" in market and market["variant"].nunique() > 1
     columns = {"variant": "variant"} if several else {}
+    columns |= {"kind": "kind", "name": "name"}
     nonzero = lambda s: s.fillna(0.0) != 0  # noqa: E731
-    for column, header in MARKET_TABLE.items():
-        if column in ("kind", "name") or _any(market, column, nonzero):
-            columns[column] = header
+    for metric in METRICS.of("market"):
+        if _any(market, metric.name, nonzero):
+            columns[metric.name] = metric.header
     return columns
 
 
+#: The market table's kinds of row, as it shows them (a resource provider is a pool, as in
+#: the per-job table's ``pool`` column).
+KINDS = {"service_provider": "provider", "resource_provider": "pool"}
+
+
 def market_for_display(market: pd.DataFrame) -> pd.DataFrame:
-    """``market`` as the table shows it: kinds in words, the market row named ``all``, and the
-    rent the resource providers received (their ``revenue``) in the rent column."""
+    """``market`` as the table shows it: kinds in a word, the market row named ``all``, and
+    the rent the resource providers received (their ``revenue``) in the rent column."""
     received = market["kind"].isin(["resource_provider", "market"])
     return market.assign(
-        kind=market["kind"].str.replace("_", " "),
+        kind=market["kind"].replace(KINDS),
         name=market["name"].where(market["kind"] != "market", "all"),
         rent=market["rent"].where(~received, market["revenue"]),
         revenue=market["revenue"].where(~received),

@@ -1,29 +1,24 @@
 """RunResult: what a finished run hands back, as pandas frames.
 
-- ``summary``: one row per service provider with every metric of :mod:`market.results.provider_metrics`.
-- ``timeseries``: per service provider, sampled every ``sample_interval`` hours (profit, profit
-  rate, utilization, queue length, ...).
-- ``jobs``: one row per (job, provider it was offered to): the admission decision with its reason
-  and prediction, and what happened (shape, start, end, price paid, rent, profit).
-- ``ledger``: every transfer of money.
-- ``market``: one row per service provider, client and resource provider and one for the whole
-  market: shares, surplus, declined jobs, rent revenue, utilization and total welfare
-  (:mod:`market.results.market_metrics`).
-
-The per-job table's market columns: ``pool`` (the resource provider the job was planned on),
-``price`` (the quoted price; NaN: the job's utility), ``promised_end``, ``quote_markup`` and
-``surplus`` (the client's utility at completion minus what it paid).
+``summary`` (one row per service provider, every metric of
+:mod:`market.results.provider_metrics`), ``sites`` (per batch site, VARQ user and site broker;
+empty without batch sites), ``timeseries`` (per service provider every ``sample_interval``
+hours), ``jobs`` (one row per job and provider it was offered to: the admission decision, its
+reason and prediction, what happened, and the market columns ``pool``, ``price`` (NaN: the job's
+utility), ``promised_end``, ``quote_markup`` and ``surplus``), ``ledger`` (every transfer of
+money) and ``market`` (per service provider, client, resource provider and the whole market:
+:mod:`market.results.market_metrics`). See docs/architecture.md and docs/papers/market.md.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from market.results.job_columns import FLOAT_COLUMNS, JOB_COLUMNS, job_columns
+from market.results.job_columns import float_columns, job_column_names, job_columns
 from market.results.market_metrics import market_table
 from market.results.provider_metrics import provider_summary
 
@@ -44,6 +39,7 @@ class RunResult:
     ledger: pd.DataFrame
     balances: dict[str, float]
     market: pd.DataFrame | None = None
+    sites: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
     def from_model(cls, model: GridMarket) -> RunResult:
@@ -53,10 +49,8 @@ class RunResult:
         summary = pd.DataFrame(
             [provider_summary(model, sp, c) for sp, c in zip(sps, columns, strict=True)]
         )
-        # batch sites and their VARQ users: the rows each gives
+        # batch sites, their VARQ users and brokers: the rows each site gives
         sites = [row for site in model.batch_sites.values() for row in site.summary_rows()]
-        if sites:
-            summary = pd.concat([summary, pd.DataFrame(sites)], ignore_index=True)
         jobs = _jobs([c for sp, c in zip(sps, columns, strict=True) if sp.records])
         return cls(
             scenario=model.spec.name,
@@ -68,6 +62,7 @@ class RunResult:
             ledger=model.ledger.to_frame(),
             balances=model.ledger.balances(),
             market=market_table(model, jobs),
+            sites=pd.DataFrame(sites),
         )
 
 
@@ -82,16 +77,18 @@ def _timeseries(model: GridMarket) -> pd.DataFrame:
 
 
 def _jobs(parts: list[dict]) -> pd.DataFrame:
-    """The per-job table of the providers' columns (:func:`market.results.job_columns.job_columns`)."""
+    """The per-job table of the providers' columns
+    (:func:`market.results.job_columns.job_columns`)."""
+    names, floating = job_column_names(), float_columns()
     if not parts:
-        frame = pd.DataFrame(columns=JOB_COLUMNS)
-        floats = {c: "float64" for c in JOB_COLUMNS if c in FLOAT_COLUMNS}
+        frame = pd.DataFrame(columns=names)
+        floats = {c: "float64" for c in names if c in floating}
         return frame.astype({"swf_job": "Int64", **floats})
     columns = {}
-    for name in JOB_COLUMNS:
+    for name in names:
         if len(parts) == 1:
             values = parts[0][name]
-        elif name in FLOAT_COLUMNS:
+        elif name in floating:
             values = np.concatenate([part[name] for part in parts])
         else:
             values = [v for part in parts for v in part[name]]

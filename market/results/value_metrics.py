@@ -37,18 +37,13 @@ def class_acceptance(records: Iterable[Any]) -> dict[str, float]:
     }
 
 
-def adaptive_reporters() -> dict[str, Any]:
-    """DataCollector reporters of a provider's admission parameters (NaN where it has none)."""
-    return {
-        "oc_factor": lambda sp: _admission_param(sp, "oc_factor"),
-        "rollback_window": lambda sp: _admission_param(sp, "window"),
-    }
-
-
-def _admission_param(sp: Any, name: str) -> float:
-    """The admission policy's parameter ``name`` (NaN for a provider without one, e.g. a
-    deadline cluster)."""
-    return float(getattr(getattr(sp, "admission", None), name, math.nan))
+def admission_param(sp: Any, name: str) -> float:
+    """The admission policy's parameter ``name``, NaN where there is none: a deadline cluster
+    has no admission policy, and most policies have no such parameter (probe kept: the
+    parameters are each policy's own)."""
+    if sp.admission is None:
+        return math.nan
+    return float(getattr(sp.admission, name, math.nan))
 
 
 def with_revenue_gain(frame: pd.DataFrame, keys: Sequence[str] = ()) -> pd.DataFrame:

@@ -1,23 +1,14 @@
 """Measurement windows: profit and utilization over part of a run (Popovici & Wilkes SC'05 §4).
 
-The paper measures steady state: "We took care to look only at steady-state performance: e.g.,
-percentage utilization data excludes the 'emptying' phase, where no more jobs are arriving" (§4).
-Two windows are offered, each a metric of :mod:`market.results.provider_metrics`:
-
-- the **run**, from time 0 to the last completion (``profit_rate``, ``utilization_run``): what the
-  provider earned per hour it was in business;
-- the **arrival phase**, from the first to the last arrival (``profit_rate_arrivals``,
-  ``utilization``): the steady state the paper reports.
-
-Our choice for the profit in a window, where the paper is silent: money as it moves, payments (less
-penalties) of the jobs completed inside the window minus the rent of the processor-hours held
-inside it, the same processor-hours the window's utilization counts (rent accrues while
-processors are held; the ledger books it when a lease ends). Under the run window this is the
-whole profit. A policy that turns jobs away keeps fewer processors busy while jobs arrive and
-earns less per hour of the arrival phase, though its run may end sooner (Figure 7c).
-
+The paper measures steady state, excluding "the 'emptying' phase, where no more jobs are
+arriving" (§4). Two windows, each a metric of :mod:`market.results.provider_metrics`: the
+**run**, time 0 to the last completion (``profit_rate``, ``utilization_run``), and the
+**arrival phase**, first to last arrival (``profit_rate_arrivals``, ``utilization``), the
+paper's. Our choice for a window's profit, where the paper is silent: payments (less penalties)
+of the jobs completed in it minus the rent of the processor-hours held in it, those its
+utilization counts; over the run this is the whole profit (docs/papers/profit.md).
 A job is ``(processors, start, end, paid)``: ``start`` None if it never ran, ``end`` None while
-it runs (its processors count as held until ``now``), ``paid`` its value at completion.
+it runs (its processors held until ``now``), ``paid`` its value at completion.
 """
 
 from __future__ import annotations

@@ -1,32 +1,15 @@
 """The clock: every event-loop trick of the simulation, in one place, behind one switch.
 
-Agents schedule their events through the :class:`Clock` of their model instead of calling
-Mesa directly where a trick applies. With ``fast=True`` (the default) the clock
-
-- runs work meant for the *end of an instant* at once when nothing else is scheduled at that
-  instant (:meth:`Clock.at_end_of_instant`), instead of in a low-priority event;
-- keeps one Mesa event per time that becomes a provider's earliest completion
-  (:class:`Completions`), so that Mesa's heap (ordered by a Python ``__lt__``) stays small;
-- builds the Mesa :class:`~mesa.time.Event` of an agent's bound method itself (keeping one callable
-per method) and
-  pushes it on Mesa's heap (:meth:`Clock.at`): the same event, with the same place in Mesa's
-  order (its id from Mesa's counter), without ``schedule_event``'s checks and its two weak
-  references per event (README, Benchmarks). Anything else, and any Mesa whose events are not
-  built as this module expects, goes through ``schedule_event``;
-- reads the model's time where Mesa keeps it (:attr:`Clock.now`), not through Mesa's observable
-  ``time`` descriptor (a Python call per read);
-- lets callers reuse work between plans made at one instant (read by the planner: ``fast``).
-
-Whatever ``fast`` says, times can be *exact*: with ``ticks_per_hour`` (3600 for a trace, whose
-times are whole seconds) every time an agent derives (a completion, a lease's end, a wake-up) is
-snapped to the tick grid by :meth:`Clock.snap`, so two events in the same second are one instant
-whatever the float sums that made them (``k / 3600`` is one float for each whole second ``k``).
-
-With ``fast=False`` every such piece of work is an ordinary Mesa event (one per completion, a
-low-priority event for the end of an instant) and nothing is reused: the plain reading of the
-model, against which the equivalence tests check that the tricks change no decision. The
-cyclic garbage collector is paused while a model is built and run in both modes (it changes no
-number). This is the only module that reads Mesa's private attributes.
+Agents schedule through their model's :class:`Clock` where a trick applies. With ``fast=True``
+(the default) it runs end-of-instant work at once when nothing else is due at that instant
+(:meth:`Clock.at_end_of_instant`), keeps one Mesa event per provider's earliest completion
+(:class:`Completions`), pushes a bound method's Mesa ``Event`` on Mesa's heap itself
+(:meth:`Clock.at`; anything else goes through ``schedule_event``), reads the time where Mesa
+keeps it (:attr:`Clock.now`) and lets the planner reuse work. With ``fast=False`` each is an
+ordinary Mesa event and nothing is reused: the plain model, against which the equivalence tests
+check the tricks. Either way, with ``ticks_per_hour`` :meth:`Clock.snap` puts derived times on
+the tick grid, so events in one second are one instant. The only module reading Mesa's private
+attributes (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -87,6 +70,11 @@ class Clock:
         descriptor = inspect.getattr_static(type(model), "time", None)
         self._reads_time = fast and getattr(descriptor, "private_name", None) == "_time"
 
+    def event_driven(self) -> Clock:
+        """Stop the model's fixed step (Mesa's default schedule): everything is an event."""
+        self.model._default_schedule.stop()
+        return self
+
     @property
     def now(self) -> float:
         """The model's time (``model.time``; fast, read without Mesa's descriptor)."""
@@ -123,19 +111,22 @@ class Clock:
         """A new :class:`Completions` on this clock calling ``handle(keys, now)``."""
         return Completions(self, handle)
 
-    def instant_is_over(self, now: float | None = None) -> bool:
-        """Whether nothing else is scheduled at the current instant (``now``, the model's time,
-        if the caller has it): every scheduled event is later. It looks at the top of Mesa's
-        event heap (ordered by time first), because ``EventList.peek_ahead`` scans the whole
-        heap; a canceled event on top counts as "not over", and so does everything when the
-        clock is not ``fast`` (scheduling is always right)."""
+    def instant_is_over(self) -> bool:
+        """Whether nothing else is scheduled at the current instant: every scheduled event is
+        later. It looks at the top of Mesa's event heap (ordered by time first), because
+        ``EventList.peek_ahead`` scans the whole heap; a canceled event on top counts as "not
+        over", and so does everything when the clock is not ``fast`` (scheduling is always
+        right)."""
+        return self._over(self.now)
+
+    def _over(self, now: float) -> bool:
         events = self._events()
         if events is None:
             return False
         if not events:
             return True
         top = events[0]
-        return top.time > (self.now if now is None else now) and not top._canceled
+        return top.time > now and not top._canceled
 
     def _events(self) -> list | None:
         """Mesa's event heap (None when not ``fast``, or where Mesa keeps its events otherwise:
@@ -147,15 +138,11 @@ class Clock:
         except AttributeError:
             return None
 
-    def at_end_of_instant(
-        self, callback: Callable[[], Any], now: float | None = None
-    ) -> Event | None:
-        """Run ``callback`` after everything else scheduled at this instant (``now``, the
-        model's time, if the caller has it): at once if nothing else is (returns None), else in
-        a low-priority event at this instant (returned)."""
-        if now is None:
-            now = self.now
-        if self.instant_is_over(now):
+    def at_end_of_instant(self, callback: Callable[[], Any]) -> Event | None:
+        """Run ``callback`` after everything else scheduled at this instant: at once if nothing
+        else is (returns None), else in a low-priority event at this instant (returned)."""
+        now = self.now
+        if self._over(now):
             self.at_once += 1
             callback()
             return None

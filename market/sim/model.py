@@ -19,22 +19,27 @@ a policy leaves the job stream unchanged.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import mesa
 from mesa.time import Priority
 
 from agents.client import ClientAgent, default_offer_rule
 from agents.cluster_provider import cluster_provider
+from agents.participant import Participant
 from agents.policies import make_admission, make_cluster, make_pricing, make_scheduler
+from agents.provider import Provider
 from agents.resource_provider import NEVER, ResourceProviderAgent
 from agents.service_provider import ServiceProviderAgent
 from agents.site_builder import build_batch_sites
 from market.core.ledger import Ledger
-from market.inputs.scenario import Scenario
 from market.results.provider_metrics import provider_timeseries_reporters
 from market.results.result import RunResult
 from market.sim.clock import Clock, collector_paused
 from market.sim.snapshot import MarketSnapshot, snapshot
+
+if TYPE_CHECKING:  # (a scenario is validated by its caller: the model needs no pydantic)
+    from market.inputs.scenario import Scenario
 
 STALL_AFTER = 100_000.0  # hours with jobs waiting, none running and nothing arriving
 
@@ -60,9 +65,9 @@ class GridMarket(mesa.Model):
     def _build(self, scenario: Scenario, seed: int | None, fast: bool) -> None:
         seed = scenario.seed if seed is None else seed
         super().__init__(rng=seed)
-        self._default_schedule.stop()  # a pure event-driven model: no fixed step
         ticks = [c.workload.ticks_per_hour for c in scenario.clients]
-        self.clock = Clock(self, fast, max((t for t in ticks if t), default=None))
+        ticks_per_hour = max((t for t in ticks if t), default=None)
+        self.clock = Clock(self, fast, ticks_per_hour).event_driven()  # no fixed step
         self.spec = scenario
         self.seed = seed
         self.ledger = Ledger()
@@ -115,7 +120,7 @@ class GridMarket(mesa.Model):
             for rp, stream in zip(self.spec.resource_providers, streams, strict=True)
         }
 
-    def _create_service_providers(self) -> dict[str, mesa.Agent]:
+    def _create_service_providers(self) -> dict[str, Provider]:
         """The service providers by name: planning ones, or deadline clusters (Libra,
         LibraRisk, EDF), each renting from its resource providers (the first by default). A
         provider that ``enters`` later opens for quotes then (an event at that hour)."""
@@ -151,12 +156,15 @@ class GridMarket(mesa.Model):
             clients[spec.name] = ClientAgent(self, spec.name, jobs, providers, rule)
         return clients
 
+    @property
+    def participants(self) -> list[Participant]:
+        """The agents the market waits for (:mod:`agents.participant`), in the order made."""
+        return [agent for agent in self.agents if isinstance(agent, Participant)]
+
     # -- called by agents ----------------------------------------------------------------------
-    def note_arrival(self, job, now: float | None = None) -> None:
-        """A client submitted ``job`` now (``now``, the model's time, if the caller has it; the
-        arrival phase is the utilization window)."""
-        if now is None:
-            now = self.time
+    def note_arrival(self, job) -> None:
+        """A client submitted ``job`` now (the arrival phase is the utilization window)."""
+        now = self.clock.now
         self.last_progress = now
         self.arrivals += 1
         if now < self.first_arrival:
@@ -164,12 +172,12 @@ class GridMarket(mesa.Model):
         if now > self.last_arrival:
             self.last_arrival = now
 
-    def note_progress(self, now: float | None = None) -> None:
-        """Jobs ended now (``now``, the model's time, if the caller has it; a job that starts
-        ends later, or runs: see :meth:`check_stalled`)."""
-        self.last_progress = self.time if now is None else now
+    def note_progress(self, now: float) -> None:
+        """Jobs ended at ``now`` (a job that starts ends later, or runs: see
+        :meth:`check_stalled`)."""
+        self.last_progress = now
 
-    def note_never_runs(self, provider: ServiceProviderAgent, job, need: int) -> None:
+    def note_never_runs(self, provider: Provider, job, need: int) -> None:
         """``provider`` committed ``job``, which needs ``need`` processors, more than its
         resource provider can ever offer (an over-booked pool,
         :attr:`~agents.resource_provider.ResourceProviderAgent.most_available`): the market can
@@ -186,15 +194,8 @@ class GridMarket(mesa.Model):
         )
 
     def check_finished(self) -> None:
-        """Stop once every client has submitted everything and every provider is idle."""
-        if not self.running:
-            return
-        clients = self.agents_by_type.get(ClientAgent, ())
-        if (
-            all(c.exhausted for c in clients)
-            and all(sp.idle for sp in self.service_providers.values())
-            and all(site.idle for site in self.batch_sites.values())
-        ):
+        """Stop once every participant (client, provider, batch site...) is idle."""
+        if self.running and all(agent.idle for agent in self.participants):
             self.running = False
             self.end_time = self.time
 
@@ -211,7 +212,7 @@ class GridMarket(mesa.Model):
         """Service provider ``provider`` prices with base markup ``markup`` (>= 0) from now on
         (the dashboard's market view); a ValueError naming the problem otherwise."""
         sp = self.service_providers.get(provider)
-        if sp is None or not hasattr(sp, "set_markup"):
+        if sp is None or sp.sales is None:
             raise ValueError(f"no pricing service provider named {provider!r}")
         sp.set_markup(markup)
 
@@ -253,34 +254,13 @@ class GridMarket(mesa.Model):
         if not self.running:
             return
         nothing = self.next_event_time() is None
-        running = any(sp.running for sp in self.service_providers.values()) or any(
-            site.running for site in self.batch_sites.values()
-        )
+        running = any(agent.running for agent in self.participants)
         if nothing or (not running and self.time - self.last_progress > self.stall_after):
             self.stalled = f"the market stalled at t={self.time:g}: {self._why_stalled()}"
             raise MarketStalled(self.stalled)
 
     def _why_stalled(self) -> str:
-        waiting = []
-        for sp in self.service_providers.values():
-            if sp.queue:
-                rp = sp.resource_provider
-                need = min(sp.least_need(job) for job in sp.queue)
-                why = (
-                    f"{sp.name} has {len(sp.queue)} jobs waiting (the narrowest needs {need} "
-                    f"processors) and {rp.name} has {rp.availability} of its {rp.capacity} "
-                    f"processors available"
-                )
-                if rp.varies:  # the likely cause: a job the pool hardly ever has room for
-                    u = rp.uncertainty
-                    job = min(sp.queue, key=lambda j: rp.chance_of(sp.least_need(j)))
-                    n = sp.least_need(job)
-                    why += (
-                        f" (over-booked by {u.overbooking:.0%}, {rp.lost} lost in outages now; "
-                        f"job {job.id} needs {n}, which a {u.period:g}-hour period offers with "
-                        f"probability {rp.chance_of(n):.3g})"
-                    )
-                waiting.append(why)
+        waiting = [why for agent in self.participants if (why := agent.why_waiting())]
         return "; ".join(waiting) or "nothing is scheduled and not every job has been submitted"
 
     def result(self) -> RunResult:

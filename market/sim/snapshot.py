@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from market.core.timeshare import TimeSharedCluster
 from market.results.market_metrics import market_figures
 from market.results.provider_metrics import provider_timeseries_reporters
 
@@ -90,6 +89,7 @@ def snapshot(
     views = []
     for sp in model.service_providers.values():
         metrics = {
+            # (a reporter is an attribute's name or a function, as Mesa's DataCollector takes it)
             name: _finite(getattr(sp, r) if isinstance(r, str) else r(sp))
             for name, r in reporters.items()
             if name != "provider"
@@ -113,8 +113,8 @@ def cluster_shares(model: GridMarket, provider: str) -> list[dict[int, float]] |
     """The jobs on each node of ``provider``'s time-shared cluster now, ``{job id: share}`` per
     node (Yeo & Buyya ICPP'06 Eq. 1, fixed at admission: :mod:`market.core.timeshare`); None for a
     provider that does not time-share (EDF, the planning providers)."""
-    cluster = getattr(model.service_providers[provider], "cluster", None)
-    if not isinstance(cluster, TimeSharedCluster):
+    cluster = model.service_providers[provider].cluster
+    if cluster is None:
         return None
     return [{job_id: job.share for job_id, job in node.items()} for node in cluster.on_node]
 
@@ -135,7 +135,7 @@ def _running(sp, now: float) -> list[JobView]:
 
 
 def _planned(sp, now: float, limit: int) -> list[JobView]:
-    plan = getattr(sp, "last_plan", None)  # (providers that plan)
+    plan = sp.last_plan  # (None: a provider that does not plan)
     if plan is None or not sp.queue:
         return []
     queued = {job.id for job in sp.queue}

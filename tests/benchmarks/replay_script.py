@@ -1,42 +1,79 @@
-"""The EASY replay of the first N SDSC-SP2 jobs as a script, for instruction counts (A/B between
-commits on a noisy machine, where time is not a measure):
+"""The EASY replay of an SWF trace (every job admitted, user estimates, a zero-price pool) as a
+script, for instruction counts (A/B between commits on a noisy machine, where time is not a
+measure) and for the CPU time of ``GridMarket.run()`` alone:
 
     valgrind --tool=callgrind --callgrind-out-file=F python tests/benchmarks/replay_script.py build
     valgrind --tool=callgrind --callgrind-out-file=F python tests/benchmarks/replay_script.py run
+    python tests/benchmarks/replay_script.py time [JOBS|all] [TRACE CAPACITY]
 
-The ``run`` count minus the ``build`` count is the run (result included). A 60-job run first takes
-the imports and first-call costs out of both, and a collection after the build pays the
-collector's debt there: otherwise the run's first allocation pays for whichever collection the
-process's history has made due (a full pass over every object, build and imports included, or a
-young one), a difference of about 70 M instructions that has nothing to do with the run. Needs
-the trace (``GRIDMARKET_TRACES``)."""
+The ``run`` count minus the ``build`` count is the run (result included) of the first N SDSC-SP2
+jobs (default 8000). A 60-job run first takes the imports and first-call costs out of both, and
+a collection after the build pays the collector's debt there: otherwise the run's first
+allocation pays for whichever collection the process's history has made due, a difference of
+about 70 M instructions that has nothing to do with the run. ``time`` prints, as JSON, the CPU
+seconds of the build and of ``run()`` (no warm-up: a fresh process's run), the utilization and
+the mean wait. Needs the trace (``GRIDMARKET_TRACES``).
+"""
 
 from __future__ import annotations
 
 import gc
+import json
 import sys
-
-from market import GridMarket
-from market.inputs.scenario import validate
+import time
 
 SDSC = "SDSC-SP2-1998-4.2-cln.swf.gz"
 
 
-def scenario(jobs: int):
-    workload = {"kind": "swf", "trace": SDSC, "estimates": "trace", "first_jobs": jobs}
-    return validate(
-        {
-            "name": "sdsc-easy",
-            "sample_interval": 24.0,
-            "resource_providers": [{"name": "pool", "capacity": 128, "price": 0.0}],
-            "service_providers": [{"name": "site", "scheduler": "easy", "admission": "accept_all"}],
-            "clients": [{"name": "users", "workload": workload}],
-        }
-    )
+def scenario_data(jobs: int | None, trace: str = SDSC, capacity: int = 128) -> dict:
+    """The replay as scenario data (``jobs`` None: the whole trace)."""
+    workload = {"kind": "swf", "trace": trace, "estimates": "trace"}
+    if jobs is not None:
+        workload["first_jobs"] = jobs
+    return {
+        "name": "sdsc-easy",
+        "sample_interval": 24.0,
+        "resource_providers": [{"name": "pool", "capacity": capacity, "price": 0.0}],
+        "service_providers": [{"name": "site", "scheduler": "easy", "admission": "accept_all"}],
+        "clients": [{"name": "users", "workload": workload}],
+    }
 
 
-if __name__ == "__main__":
-    mode, jobs = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 8000
+def scenario(jobs: int | None, trace: str = SDSC, capacity: int = 128):
+    from market.inputs.scenario import validate
+
+    return validate(scenario_data(jobs, trace, capacity))
+
+
+def timed(jobs: int | None, trace: str, capacity: int) -> dict:
+    """CPU seconds of building and running the replay, and its utilization and mean wait."""
+    from market import GridMarket
+
+    start = time.process_time()
+    model = GridMarket(scenario(jobs, trace, capacity), seed=1)
+    built = time.process_time()
+    result = model.run()
+    ran = time.process_time()
+    frame = result.jobs
+    return {
+        "jobs": len(frame),
+        "build_cpu_s": built - start,
+        "run_cpu_s": ran - built,
+        "utilization": float(result.summary.utilization.iloc[0]),
+        "mean_wait_s": float((frame.start - frame.arrival).mean() * 3600.0),
+    }
+
+
+if __name__ == "__main__":  # (the model imported here: compare.py imports this module)
+    from market import GridMarket
+
+    mode = sys.argv[1]
+    count = sys.argv[2] if len(sys.argv) > 2 else "8000"
+    jobs = None if count == "all" else int(count)
+    if mode == "time":
+        trace, capacity = (sys.argv[3], int(sys.argv[4])) if len(sys.argv) > 4 else (SDSC, 128)
+        print(json.dumps(timed(jobs, trace, capacity)))
+        sys.exit(0)
     GridMarket(scenario(60), seed=1).run()  # warm-up
     model = GridMarket(scenario(jobs), seed=1)
     gc.collect()  # the build's collector debt paid in the build (see above)

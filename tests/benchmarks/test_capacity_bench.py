@@ -1,7 +1,7 @@
 """Speed of the planning hot path: list scheduling on a CapacityProfile, and copying one.
 
 Skipped by default (pyproject addopts has --benchmark-skip); run with
-``pytest tests/benchmarks --benchmark-enable --benchmark-only`` (or ``make bench``).
+``pytest tests/benchmarks --benchmark-enable --benchmark-only`` (or ``make bench-suite``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ redraw (a reload), and the browser's side: ``Plotly.extendTraces`` on 10,000-poi
 headless Chromium (skipped without it).
 
 Skipped by default (pyproject addopts has --benchmark-skip); run with
-``pytest tests/benchmarks --benchmark-enable --benchmark-only`` (or ``make bench``).
+``pytest tests/benchmarks --benchmark-enable --benchmark-only`` (or ``make bench-suite``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Benchmark: the profit paper's default scenario (Table 1) with FirstProfit +
 PositiveOpportunity, one whole run (200 jobs) through the Mesa model. Goal: <= 0.3 s per run on
-a 2-core machine. Run with `make bench`."""
+a 2-core machine. Run with `make bench-suite`."""
 
 from __future__ import annotations
 

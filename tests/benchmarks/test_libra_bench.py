@@ -1,7 +1,7 @@
 """Benchmark: one run of the LibraRisk paper's default experiment (Yeo & Buyya ICPP'06 §4: the
 last 3,000 SDSC-SP2 jobs on 128 nodes, trace estimates, 20 % high urgency) through the Mesa
 market model, per policy, the trace already read. The issue's goal: <= 2 s each. Skipped by
-default and where the trace is absent; `make bench` runs it."""
+default and where the trace is absent; `make bench-suite` runs it."""
 
 from __future__ import annotations
 

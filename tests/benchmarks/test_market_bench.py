@@ -1,8 +1,8 @@
-"""Benchmark: the competing market (issue 18). ``market/competition.yaml`` (3 pricing service
+"""Benchmark: the competing market. ``market/competition.yaml`` (3 pricing service
 providers x 200 jobs over two resource providers, clients shopping by best_surplus): goal <= 1 s
 per run on this 2-core machine. The price-war sweep (``market/price_war.yaml``, 18 points x 10
-replications) is timed by hand (README, A competing market): goal <= 2 minutes on 2 processes.
-Run with `make bench`."""
+replications) is timed by hand (docs/benchmarks.md): goal <= 2 minutes on 2 processes.
+Run with `make bench-suite`."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ admission builds 1 + (number of shapes) such plans per offered job.
 - the same at the heaviest load of the Figure 3 sweep (0.05 h), where queues are longest: no
   goal, the figure says what a sweep's slowest runs cost.
 
-Run with `make bench` (or `pytest tests/benchmarks --benchmark-enable --benchmark-only`).
+Run with `make bench-suite` (or `pytest tests/benchmarks --benchmark-enable --benchmark-only`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Benchmark: the VQoPS and Libra pages' updates (dashboards/vqops.py, dashboards/libra.py) on
 SDSC-SP2 subsets: each update simulates ``speed`` hours of every run (as one second of a
-playing page does) and redraws everything; the mean and largest simulate and draw times per
+playing page does) and redraws everything; the mean and largest simulate and draw CPU times per
 update go to ``extra_info``. A page keeps up while an update takes under a second. Skipped by
-default and where the trace is absent; `make bench` runs it."""
+default and where the trace is absent; `make bench-suite` runs it."""
 
 from __future__ import annotations
 
@@ -29,11 +29,11 @@ def page_updates(view, folder: str, overrides: dict, speed: float) -> dict[str, 
     session = view.PAGE.new_session("bench", Setup.default(path, view.DEFAULTS | overrides))
     sim, draw = [], []
     while not session.finished:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         session.advance_to(session.now + speed)
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         view.draw(session, 5) if view is libra else view.draw(session)
-        draw.append(time.perf_counter() - t1)
+        draw.append(time.process_time() - t1)
         sim.append(t1 - t0)
     return {
         "updates": len(sim),

@@ -1,7 +1,7 @@
 """Benchmark: QoPS admission in the QoPS paper's SDSC-SP2 experiment (Islam et al., QoPS TR §4,
 Figure 7: the first 5,000 jobs duplicated to load 1.6, stringency 0.2, exact estimates; 8,000
 jobs on 128 processors) through the Mesa market model. The issue's goal: <= 5 s. Skipped by
-default and where the trace is absent; `make bench` runs it."""
+default and where the trace is absent; `make bench-suite` runs it."""
 
 from __future__ import annotations
 

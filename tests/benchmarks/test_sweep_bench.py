@@ -1,16 +1,19 @@
 """Benchmark: a 200-run sweep of the default scenario (its variants, replicated; no parameters) on
 1 worker (in this process) and on 2 local worker processes, and on a local Dask cluster of 2.
 
-Reports runs per second, the speed-up of 2 workers over 1 (goal: >= 1.8x on 2 cores), and the
-overhead per run of the sweep machinery (planning, Parquet parts, merging, the manifest) over the
-same 200 runs done as plain ``GridMarket(scenario, seed).run()`` calls in a loop. Run with
-`make bench` (``pytest tests/benchmarks --benchmark-enable --benchmark-only``); the figures are
-printed at the end and stored in each benchmark's ``extra_info``.
+Reports CPU seconds (this process and its finished children: the worker processes), runs per
+CPU second, the overhead per run of the sweep machinery (planning, Parquet parts, merging, the
+manifest) over the same 200 runs done as plain ``GridMarket(scenario, seed).run()`` calls in a
+loop, and, as wall time (what parallel workers are for, so it depends on the machine's load), the
+speed-up of 2 workers over 1 (goal: >= 1.8x on 2 idle cores). Nothing is asserted on time. Run
+with `make bench-suite`; the figures are printed at the end and stored in each benchmark's
+``extra_info``.
 """
 
 from __future__ import annotations
 
 import math
+import resource
 import time
 
 import pytest
@@ -24,16 +27,23 @@ from tests.conftest import DEFAULT_SCENARIO
 RUNS = 200
 
 
+def cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (pool workers)."""
+    own, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF,
+                                                          resource.RUSAGE_CHILDREN))  # fmt: skip
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 @pytest.fixture(scope="module")
 def plan() -> SweepPlan:
     """The default scenario's variants, replicated until there are 200 runs."""
     scenario = load(DEFAULT_SCENARIO)
     replications = math.ceil(RUNS / max(1, len(scenario.variants)))
     scenario = scenario.with_overrides({"sweep": {"replications": replications}})
-    start = time.perf_counter()
+    start = time.process_time()
     plan = SweepPlan.from_scenario(scenario)
     plan.runs = plan.runs[:RUNS]  # replication-major, so every variant runs about as often
-    plan.planning_seconds = time.perf_counter() - start
+    plan.planning_seconds = time.process_time() - start
     return plan
 
 
@@ -45,7 +55,7 @@ def figures() -> dict[str, float]:
 
 def summary(found: dict[str, float]) -> list[str]:
     """The figures as lines of text."""
-    lines = [f"sweep benchmark: {RUNS} runs of the default scenario"]
+    lines = [f"sweep benchmark: {RUNS} runs of the default scenario (CPU seconds)"]
     plain = found.get("plain")
     if plain:
         lines.append(f"  plain loop of GridMarket.run: {plain:.1f} s, {RUNS / plain:.2f} runs/s")
@@ -53,8 +63,8 @@ def summary(found: dict[str, float]) -> list[str]:
                        ("dask", "a local Dask cluster of 2 (its start included)")):  # fmt: skip
         if key in found:
             line = f"  sweep on {label}: {found[key]:.1f} s, {RUNS / found[key]:.2f} runs/s"
-            if key != "1" and "1" in found:
-                line += f", speed-up {found['1'] / found[key]:.2f}x over 1 worker"
+            if key == "2" and "wall1" in found:
+                line += f", wall-time speed-up {found['wall1'] / found['wall2']:.2f}x over 1 worker"
             lines.append(line)
     if plain and "1" in found:
         lines.append(
@@ -78,9 +88,9 @@ def test_plain_runs(benchmark, plan, figures):
         for run in plan.runs:
             GridMarket(run.scenario, seed=run.seed).run()
 
-    start = time.perf_counter()
+    start = cpu()
     _once(benchmark, loop)
-    figures["plain"] = time.perf_counter() - start
+    figures["plain"] = cpu() - start
     figures["planning"] = plan.planning_seconds
     benchmark.extra_info["runs_per_s"] = RUNS / figures["plain"]
 
@@ -89,23 +99,24 @@ def test_plain_runs(benchmark, plan, figures):
 @pytest.mark.parametrize("workers", [1, 2])
 def test_sweep_on_local_workers(benchmark, plan, figures, tmp_path, workers):
     executor = InProcess() if workers == 1 else LocalProcesses(workers)
-    start = time.perf_counter()
+    start, wall = cpu(), time.perf_counter()
     report = _once(benchmark, lambda: run_sweep(plan, tmp_path, executor=executor, progress=False))
-    seconds = figures[str(workers)] = time.perf_counter() - start
+    seconds = figures[str(workers)] = cpu() - start
+    figures[f"wall{workers}"] = time.perf_counter() - wall
     assert len(report.ran) == RUNS and not report.failed
     benchmark.extra_info["runs_per_s"] = RUNS / seconds
     if workers == 1 and "plain" in figures:
         benchmark.extra_info["overhead_ms_per_run"] = 1000 * (seconds - figures["plain"]) / RUNS
-    if workers == 2 and "1" in figures:
-        benchmark.extra_info["speedup"] = figures["1"] / seconds
+    if workers == 2 and "wall1" in figures:
+        benchmark.extra_info["wall_speedup"] = figures["wall1"] / figures["wall2"]
 
 
 @pytest.mark.benchmark(group="sweep-200")
 def test_sweep_on_a_local_dask_cluster(benchmark, plan, figures, tmp_path):
-    start = time.perf_counter()
+    start = cpu()
     executor = DaskCluster(None, 2)
     report = _once(benchmark, lambda: run_sweep(plan, tmp_path, executor=executor, progress=False))
-    seconds = figures["dask"] = time.perf_counter() - start
+    seconds = figures["dask"] = cpu() - start
     assert len(report.ran) == RUNS and not report.failed
     benchmark.extra_info["runs_per_s"] = RUNS / seconds
 
@@ -120,13 +131,13 @@ def test_sweep_overhead_per_run(benchmark, figures, tmp_path, capsys):
     tiny = SweepPlan.from_scenario(scenario)
     best = math.inf
     for attempt in range(3):
-        start = time.perf_counter()
+        start = time.process_time()
         for run in tiny.runs:
             GridMarket(run.scenario, seed=run.seed).run()
-        plain = time.perf_counter() - start
-        start = time.perf_counter()
+        plain = time.process_time() - start
+        start = time.process_time()
         run_sweep(tiny, tmp_path / str(attempt), executor=InProcess(), progress=False)
-        best = min(best, (time.perf_counter() - start - plain) / RUNS)
+        best = min(best, (time.process_time() - start - plain) / RUNS)
     figures["overhead"] = best
     benchmark.extra_info["overhead_ms_per_run"] = 1000 * best
     _once(benchmark, lambda: None)

@@ -4,8 +4,8 @@ from it (EASY deadlines), and admission control over its first 2,000 jobs at loa
 :func:`tests.unit.test_backfill.replay`.
 
 Skipped by default (pyproject addopts has --benchmark-skip); run with
-``pytest tests/benchmarks --benchmark-enable --benchmark-only`` (or ``make bench``). Skipped if
-the trace is not in ../shared/traces (or on $GRIDMARKET_TRACES).
+``pytest tests/benchmarks --benchmark-enable --benchmark-only`` (or ``make bench-suite``).
+Skipped if the trace is not in ../shared/traces (or on $GRIDMARKET_TRACES).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Benchmark: EASY replay of the whole SDSC-SP2 trace (54,034 selected jobs, 128 processors,
 user estimates) through the Mesa market model, every job admitted: building the model (the
-trace read from disk each round, jobs made) and running it. Issue 6's goal: >= 20,000 jobs/s
-(<= 3 s) and <= 1 GiB. Skipped by default and where the trace is absent; `make bench` runs it;
+trace read from disk each round, jobs made) and running it. The goal: >= 20,000 jobs/s
+(<= 3 s) and <= 1 GiB. Skipped by default and where the trace is absent; `make bench-suite` runs it;
 the jobs/s of the fastest round and the process's peak memory are in the extra info."""
 
 from __future__ import annotations

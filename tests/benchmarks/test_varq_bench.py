@@ -1,6 +1,7 @@
-"""Benchmarks of issue 17: ``gridmarket trace qbets`` on the whole SDSC-SP2 trace (54k online
-predictions; goal <= 10 s) and one run of ``scenarios/varq/table4.yaml`` (SDSC-SP2, f = 0.10,
-p = 0.75; goal <= 60 s). Skipped by default and where the trace is absent (``make bench``)."""
+"""Benchmarks of the batch site, QBETS and VARQ: ``gridmarket trace qbets`` on the whole
+SDSC-SP2 trace (54k online predictions; goal <= 10 s) and one run of
+``scenarios/varq/table4.yaml`` (SDSC-SP2, f = 0.10, p = 0.75; goal <= 60 s).
+Skipped by default and where the trace is absent (``make bench-suite``)."""
 
 from __future__ import annotations
 

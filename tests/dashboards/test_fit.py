@@ -78,6 +78,7 @@ def test_a_deadline_market_shows_qos_monitors_and_no_money(tmp_path):
     session.advance_to(40.0)
     columns = [key for key, _, _ in monitor_columns(session.monitors())]
     assert {"unadmitted_pct", "deadlines_missed", "deadlines_fulfilled_pct"} <= set(columns)
+    assert "bounded_slowdown_10s" in columns  # no money moves: the batch-scheduling measure
     assert not {"profit", "revenue", "rent", "profit_rate", "accepted_pct"} & set(columns)
     shown = text(monitors_view(session.monitors()))
     assert "fulfilled %" in shown and "profit" not in shown

@@ -1,6 +1,6 @@
 """The environments are the model: agents taking a policy's actions reproduce that policy's run.
 
-Issue 19, "Faithfulness": an agent that always takes PositiveOpportunity's action reproduces
+An agent that always takes PositiveOpportunity's action reproduces
 `gridmarket run` of the same scenario and seed exactly (the same per-job outcomes, the same
 profit), and accept-all through the environment equals the `accept_all` admission run.
 """

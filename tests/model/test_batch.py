@@ -332,7 +332,8 @@ def test_metrics_keeps_only_the_chosen_ones(tmp_path):
     run_sweep(plan, tmp_path, executor=InProcess())
     frame = load_results(tmp_path)
     assert list(frame.columns[5:]) == [
-        "provider", "scheduler", "admission", "profit_rate", "accepted", "finished", "run_seconds"
+        "table", "provider", "scheduler", "admission", "profit_rate", "accepted", "finished",
+        "run_seconds",
     ]  # fmt: skip
     assert frame["accepted"].dtype == np.int64
 

@@ -77,7 +77,7 @@ def test_varq_run_invariants(tmp_path):
         assert r.success == (r.job.start <= r.deadline + 1e-9)
         assert r.job.request == pytest.approx(r.walltime + r.deadline - r.job.submit)
         assert r.plan.probability >= 0.5
-    row = result.summary.set_index("provider").loc["site/varq"]
+    row = result.sites.set_index("provider").loc["site/varq"]
     assert row.varq_jobs == len(made) and row.overhead_ratio >= 1.0
     assert row.varq_requests == len(user.records) + user.refused
     assert len(site.predictor.pooled.ordered) <= len(jobs)  # trimmed, never more
@@ -92,7 +92,7 @@ def test_random_users_make_reservations(tmp_path):
     trace = synthetic_swf(tmp_path / "s.swf", n=300, procs=64, max_gap=1800)
     spec = site_scenario(trace, random_users=[{"name": "p50", "probability": 0.5}])
     result = GridMarket(validate(spec), seed=1).run()
-    row = result.summary.set_index("provider").loc["site/p50"]
+    row = result.sites.set_index("provider").loc["site/p50"]
     assert row.varq_jobs > 0 and row.varq_success_pct >= 0
 
 

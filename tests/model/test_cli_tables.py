@@ -1,5 +1,5 @@
-"""The run table fits the scenario kind (issue 14 item 4): a QoPS run shows its QoS metrics and
-no money; a profit run shows money and hides realised % where it means nothing."""
+"""The run table fits the scenario kind: a QoPS run shows its QoS metrics and no money; a profit
+run shows money and hides realised % where it means nothing."""
 
 from __future__ import annotations
 
@@ -7,26 +7,24 @@ import pytest
 
 from market.cli.main import main
 from tests.conftest import DEFAULT_SCENARIO, ROOT, require_trace, synthetic_swf
+from tests.tables import parse_tables
 
-QOS_HEADERS = ["unadm. %", "unadm. work %", "missed", "fulfilled %", "slowdown (fulfilled)"]
-MONEY_HEADERS = ["revenue", "rent", "profit", "profit/h", "realised %"]
+QOS_HEADERS = ["unadm. %", "unadm. work %", "missed", "fulfilled %", "sld. fulfilled", "BSLD"]
+MONEY_HEADERS = ["revenue", "rent", "profit", "profit/h", "real. %"]
 
 
 def table(capsys, *argv) -> tuple[list[str], dict[str, list[str]]]:
     """The headers and the rows (by variant) of the table ``gridmarket run`` prints."""
     assert main(["run", *argv]) == 0
     out = capsys.readouterr().out
-    lines = [line for line in out.splitlines() if line.startswith(("┃", "│"))]
-    split = [[c.strip() for c in line.strip("┃│").split("┃" if "┃" in line else "│")]
-             for line in lines]  # fmt: skip
-    headers, rows = split[0], split[1:]
+    _, headers, rows, _ = parse_tables(out)[0]
     return headers, {row[0]: row for row in rows}
 
 
 def _check_qops_table(headers, rows):
     for header in QOS_HEADERS:
         assert header in headers
-    for header in [*MONEY_HEADERS, "accepted %"]:
+    for header in [*MONEY_HEADERS, "acc. %"]:
         assert header not in headers  # a free pool without payments: no money moves
     missed = headers.index("missed")
     assert rows["QoPS"][missed] == "0"  # QoPS's guarantees hold
@@ -54,15 +52,25 @@ def test_a_qops_run_on_a_synthetic_trace_shows_qos_metrics(capsys, tmp_path):
     _check_qops_table(headers, rows)
 
 
-def test_a_profit_run_shows_money_and_no_realised_pct_for_accept_all(capsys):
+def test_a_profit_run_shows_money_and_no_realised_pct_for_accept_all(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
     headers, rows = table(capsys, str(DEFAULT_SCENARIO), "--set", "clients.0.workload.jobs=40")
-    assert headers[:4] == ["variant", "provider", "scheduler", "admission"]
-    for header in [*MONEY_HEADERS, "accepted %"]:
+    assert headers[:3] == ["variant", "scheduler", "admission"]  # one provider: in the title
+    for header in [*MONEY_HEADERS, "acc. %"]:
         assert header in headers
-    assert not set(QOS_HEADERS) & set(headers)
-    realised = headers.index("realised %")
+    assert not set(QOS_HEADERS) & set(headers)  # no deadlines; money moves: no BSLD either
+    realised = headers.index("real. %")
     assert rows["FirstProfit, accept all"][realised] == "-"
     assert float(rows["FirstProfit"][realised]) > 0
+
+
+def test_columns_picks_the_columns_in_its_order(capsys):
+    picked = "profit,variant,provider,unadmitted_pct,bounded_slowdown_10s"
+    assert main(["run", str(DEFAULT_SCENARIO), "--set", "clients.0.workload.jobs=40",
+                 "--columns", picked]) == 0  # fmt: skip
+    _, headers, rows, _ = parse_tables(capsys.readouterr().out)[0]
+    assert headers == ["profit", "variant", "provider", "unadm. %", "BSLD"]
+    assert all(float(row[4]) >= 1 for row in rows)  # a bounded slowdown is >= 1
 
 
 @pytest.mark.parametrize("fmt", ["csv"])
@@ -71,13 +79,3 @@ def test_scripts_still_get_every_metric(capsys, fmt):
                  "--format", fmt]) == 0  # fmt: skip
     header = capsys.readouterr().out.splitlines()[0].split(",")
     assert "realised_pct" in header and "unadmitted_pct" in header
-
-
-def test_the_readme_table_is_what_make_run_prints(capsys):
-    # `make run` is `gridmarket run profit/default` (about 3 s)
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    body = text.split("## The two commands", 1)[1].split("\n## ", 1)[0]
-    readme = body.split("```\n", 3)[2].rstrip("\n").splitlines()  # the block after the commands
-    assert main(["run", str(DEFAULT_SCENARIO)]) == 0
-    printed = [line.rstrip() for line in capsys.readouterr().out.rstrip("\n").splitlines()]
-    assert [line.rstrip() for line in readme] == printed

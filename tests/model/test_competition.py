@@ -1,4 +1,4 @@
-"""A competing market (issue 18): several pools per provider, entry, prices in the ledger, welfare,
+"""A competing market: several pools per provider, entry, prices in the ledger, welfare,
 and the economic sanity of small scenario runs."""
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def test_a_higher_markup_lowers_a_providers_share():
 def test_utility_pricing_everywhere_is_todays_market_exactly():
     # The papers' scenario, with pricing said explicitly, against the shipped file: same numbers,
     # and the profit the code before the market (main at 517c087) gave, to the last digit
-    # printed (the README's check also compared per-job tables of 13 runs: profit/default,
+    # printed (the market's introduction also compared per-job tables of 13 runs: profit/default,
     # profit/fig7_uncertainty, vqops/sdsc, varq/broker; all identical).
     scenario = load("profit/default").model_copy(update={"variants": {}})
     explicit = scenario.with_overrides({"service_providers.0.pricing": "utility"})
@@ -201,7 +201,8 @@ def test_money_is_conserved_in_random_competing_markets():
             assert "\n" not in message
             if isinstance(exc, MarketStalled) and "cannot finish" not in message:
                 # explained by the pools' chances, or by the market without its market fields
-                # (a stall of the single-pool market, not of the competition: see the README)
+                # (a stall of the single-pool market, not of the competition: see
+                # docs/guide/scenarios.md)
                 assert stalled_on_availability(model) or _stalls(_plain(data)), f"{i}: {message}"
             continue
         check_invariants(model)

@@ -103,7 +103,7 @@ def test_the_summary_names_the_cluster_and_has_the_metrics_in_every_format(trace
     assert "deadlines_fulfilled_pct,mean_slowdown_fulfilled" in capsys.readouterr().out
     assert main(["run", str(path)]) == 0
     table = capsys.readouterr().out
-    assert "fulfilled %" in table and "slowdown (fulfilled)" in table
+    assert "fulfilled %" in table and "sld. fulfilled" in table
 
 
 def test_zero_inaccuracy_gives_the_exact_jobs_and_the_delay_factor_scales_arrivals(trace):

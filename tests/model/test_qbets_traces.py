@@ -30,7 +30,7 @@ def test_bounds_are_conservative_on_real_traces(trace):
     report = qbets_accuracy(trace, 0.95, 0.95)  # the whole trace: 1-2 s each
     assert report["correct_pct"] >= 95.0, report
     assert report["jobs"] > 0.99 * (report["jobs"] + report["no_bound"])
-    assert 1.0 < report["median_tightness"] < 100.0  # reported in the README
+    assert 1.0 < report["median_tightness"] < 100.0  # docs/papers/varq.md
 
 
 def synthetic_waits(n=600, seed=5):

@@ -1,4 +1,4 @@
-"""A sweep's report (issue 14 item 5, issue 18 item 5): styles, labelled log axes and the
+"""A sweep's report: styles, labelled log axes and the
 risk table across replications, on a small sweep of the profit paper's market."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Every valid market runs to completion or ends with a one-line error naming the cause (issue 14
-item 1): shared pools wake every tenant, admission admits only on shapes its scheduler runs,
+"""Every valid market runs to completion or ends with a one-line error naming the cause:
+shared pools wake every tenant, admission admits only on shapes its scheduler runs,
 over-booking that can never run a job is reported as such; and a property test over random
 small markets (:mod:`tests.markets`) checks the invariants of every run.
 """
@@ -132,7 +132,7 @@ def test_no_admission_policy_admits_a_shape_wider_than_the_pool():
 
 @pytest.mark.parametrize("scheduler", ["sjf", "first_profit", "fcfs"])
 def test_accept_all_with_a_scheduler_wider_than_the_pool_finishes(scheduler):
-    # Issue 14: on a 4-processor pool with jobs of shapes 1-5, accept_all admitted every job
+    # On a 4-processor pool with jobs of shapes 1-5, accept_all admitted every job
     # for SJF (which runs only 5) and left the others unpinned on the scheduler's own shape (5
     # for FCFS; FirstProfit's most profitable, 5 on a free pool): none ever started. Now SJF
     # rejects them all and the others run every job on at most 4 processors.
@@ -230,7 +230,7 @@ def test_the_cli_prints_a_stall_as_one_line(tmp_path, capsys):
 
 # -- long jobs -------------------------------------------------------------------------------------
 def test_a_150000_hour_job_runs_to_completion():
-    # Issue 12: one job of 150,000 processor-hours on the default scenario. Only accept-all
+    # One job of 150,000 processor-hours on the default scenario. Only accept-all
     # admits it (its value has long decayed); it runs 150,000 h on one processor, far beyond the
     # 100,000 h after which a market where nothing runs counts as stalled. (Samples every 500 h:
     # the run is the same, with 300 samples instead of 300,000.)

@@ -1,4 +1,4 @@
-"""The package as a user installs it (issue 14, item 6): a wheel built from the sources and
+"""The package as a user installs it: a wheel built from the sources and
 installed non-editable into a new venv runs a shipped scenario by name, lists the shipped
 scenarios and reports its version, from a directory that has no ``scenarios/`` folder.
 

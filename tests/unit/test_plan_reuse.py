@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from agents.planner import Planner
 from agents.policies import SCHEDULERS, make_admission, make_scheduler
-from agents.policies.base import RankMemo
+from agents.policies.base import PlanContext
 from market.core.capacity import CapacityProfile
 from market.core.rent import PriceSchedule
 from tests.conftest import make_ctx, make_job
@@ -96,13 +96,12 @@ def test_ranks_are_memoised_per_instant_and_price_only():
     scheduler = make_scheduler("first_profit")
     job = make_job(1, 2.0, 20.0, decay=1.0, shapes=(1, 2, 4), serial_fraction=0.2)
     ctx = make_ctx(4, 1.0)
-    ctx.ranks = RankMemo()
-    assert ctx.ranks.get(scheduler, job, ctx) == scheduler.rank(job, ctx)
+    assert scheduler.ranked(job, ctx) == scheduler.rank(job, ctx)
+    smaller = PlanContext(0.0, CapacityProfile(2, origin=0.0), ctx.price)  # same now and price
+    assert scheduler.ranked(job, smaller) == scheduler.rank(job, ctx)  # (not the capacity's)
     later = make_ctx(4, 1.0, now=3.0)  # another instant: the memo starts afresh
-    later.ranks = ctx.ranks
-    assert later.ranks.get(scheduler, job, later) == scheduler.rank(job, later)
+    assert scheduler.ranked(job, later) == scheduler.rank(job, later)
     assert scheduler.rank(job, later) != scheduler.rank(job, ctx)  # (the value decays)
     dearer = make_ctx(4, 2.0, now=3.0)  # another price at the same instant: afresh too
-    dearer.ranks = ctx.ranks
-    assert dearer.ranks.get(scheduler, job, dearer) == scheduler.rank(job, dearer)
+    assert scheduler.ranked(job, dearer) == scheduler.rank(job, dearer)
     assert scheduler.rank(job, dearer) != scheduler.rank(job, later)

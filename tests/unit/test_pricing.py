@@ -1,4 +1,4 @@
-"""Pricing policies, price quotes and a client's choice by surplus: hand-made cases (issue 18)."""
+"""Pricing policies, price quotes and a client's choice by surplus: hand-made cases."""
 
 from __future__ import annotations
 

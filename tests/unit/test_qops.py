@@ -28,6 +28,20 @@ from tests.unit.test_backfill import ctx_for, replay, rigid
 SCHEDULER = Conservative()
 
 
+@pytest.fixture(autouse=True)
+def queued_not_started(monkeypatch):
+    """The hand-made cases here queue jobs that could start now, as admitted but not started,
+    to test the search on them; in a run such jobs have started (start_due, tested in
+    tests/unit/test_started_now.py), so that rule is off here."""
+    from agents.policies import deadline_schedule, vqops
+
+    def none_started(ctx, waiting):
+        return ctx, waiting, []
+
+    monkeypatch.setattr(deadline_schedule, "start_due", none_started)
+    monkeypatch.setattr(vqops, "start_due", none_started)
+
+
 def decide(policy, job, queue, ctx=None):
     return policy.decide(job, queue, ctx or ctx_for(4), SCHEDULER)
 

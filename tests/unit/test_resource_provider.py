@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from agents.resource_provider import ResourceProviderAgent
 from market.core.ledger import Ledger
+from market.sim.clock import Clock
 
 
 class Pool(mesa.Model):
@@ -17,6 +18,7 @@ class Pool(mesa.Model):
 
     def __init__(self) -> None:
         super().__init__(rng=0)
+        self.clock = Clock(self).event_driven()
         self.ledger = Ledger()
 
 

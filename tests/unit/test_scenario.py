@@ -77,7 +77,7 @@ def test_scenario_name_defaults_to_the_file_name(tmp_path):
     assert load(write(tmp_path, "seed: 3")).name == "s"
 
 
-# -- issue 14: every number finite, impossible combinations, bounded runs, files ---------------
+# -- every number finite, impossible combinations, bounded runs, files ---------------
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -22,6 +22,20 @@ from tests.unit.test_qops import check_guarantee
 SCHEDULER = Conservative()
 
 
+@pytest.fixture(autouse=True)
+def queued_not_started(monkeypatch):
+    """The hand-made cases here queue jobs that could start now, as admitted but not started,
+    to test the search on them; in a run such jobs have started (start_due, tested in
+    tests/unit/test_started_now.py), so that rule is off here."""
+    from agents.policies import deadline_schedule, vqops
+
+    def none_started(ctx, waiting):
+        return ctx, waiting, []
+
+    monkeypatch.setattr(deadline_schedule, "start_due", none_started)
+    monkeypatch.setattr(vqops, "start_due", none_started)
+
+
 def priced(id, processors, hours, top, deadline, arrival=0.0, kind="normal"):
     """A rigid job worth ``top`` until arrival + hours, nothing at ``deadline`` (Figure 2)."""
     price = to_deadline_price(top, arrival, hours, deadline)

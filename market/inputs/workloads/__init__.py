@@ -1,20 +1,12 @@
 """Workloads: where clients' jobs come from.
 
-Each workload kind is a pydantic model of its parameters (validated from a scenario file) with a
-``generate(rng, first_id, client)`` method returning the job stream in arrival order:
-
-- ``kind: profit`` -- :class:`ProfitWorkload`, the synthetic workload of the profit paper
-  (the default: a workload without a ``kind`` is this one);
-- ``kind: swf`` -- :class:`TraceWorkload`, jobs from a Standard Workload Format trace;
-- ``kind: priced_swf`` -- :class:`PricedTraceWorkload`, trace jobs with VQoPS's urgent/normal
-  prices decaying to zero at the deadline.
-
-:data:`Workload` is the union of the kinds, discriminated by ``kind``: a scenario's workload is
-validated as exactly the model its ``kind`` names, so an error names that model's field
-(``clients.0.workload.jobs``), and an unknown kind is an error on ``kind`` itself. (Pydantic's
-built-in ``Field(discriminator="kind")`` would put the tag into every error path,
-``clients.0.workload.profit.jobs``, and refuse a workload without a ``kind``; the validator below
-dispatches the same way without either.)
+Each kind is a pydantic model of its parameters with ``generate(rng, first_id, client)``
+returning the job stream in arrival order: ``kind: profit`` (:class:`ProfitWorkload`, the
+default), ``kind: swf`` (:class:`TraceWorkload`) and ``kind: priced_swf``
+(:class:`PricedTraceWorkload`). :data:`Workload` validates a workload as exactly the model its
+``kind`` names, so an error names that model's field (``clients.0.workload.jobs``); pydantic's
+own discriminator would put the tag into every error path and refuse a workload without a
+``kind``.
 """
 
 from __future__ import annotations

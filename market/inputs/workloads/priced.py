@@ -1,21 +1,12 @@
-"""Priced trace jobs: the workload of Islam, Balaji, Sabin & Sadayappan, "Analyzing and minimizing
-the impact of opportunity cost in QoS-aware job scheduling" (VQoPS, OSU-CISRC-3/07-TR17) §3.
+"""Priced trace jobs: the workload of the VQoPS paper (Islam et al., OSU-CISRC-3/07-TR17 §3).
 
-A trace workload (:class:`~market.inputs.workloads.trace.TraceWorkload`: subset, load by
-duplication with
-the copy arriving with its original, ``deadlines: factor`` for deadline = 5 x estimate) whose jobs
-carry a price. A share ``urgent_fraction`` (U: 0.2, 0.5, 0.8) of the jobs is marked ``urgent``,
-the others ``normal`` (the job's ``kind``). A normal job's maximum price is
-``price_per_processor_second`` (0.1) x processors x runtime in seconds; an urgent one's
-``urgent_cost`` (C: 2, 5, 10) times that. The price decays linearly from its maximum at the
-earliest possible completion to zero at the deadline (Figure 2,
-:meth:`UtilityFunction.to_deadline`).
-
-Our choices where the paper is silent: the urgent marks are drawn per job of the stream after
-duplication (a copy is a separate job, §3 lists only its times, runtime and deadline as shared),
-from a child stream of the run's generator; the maximum is charged on the actual runtime
-("resources x runtime", §5.4); the earliest possible completion is arrival + the estimate (what
-the user knows when making the offer), so a job that ends early pays its maximum (§5.4).
+A trace workload (deadline = 5 x estimate; duplicates arrive with their originals) whose jobs
+are ``urgent`` with probability ``urgent_fraction`` (U), else ``normal``. A normal job's maximum
+price is ``price_per_processor_second`` x processors x runtime, an urgent one's
+``urgent_cost`` (C) times that, decaying linearly from the earliest completion to zero at the
+deadline (Figure 2). Our choices: urgency is drawn per job after duplication, from a child
+stream of the run's generator; the price is on the actual runtime (§5.4); the earliest
+completion is arrival + the estimate, so a job that ends early pays its maximum.
 """
 
 from __future__ import annotations

@@ -1,28 +1,13 @@
-"""The synthetic workload of Popovici & Wilkes, "Profitable services in an uncertain world"
-(SC'05) §4 and Table 1, after Millenium [Chun2002] and RiskReward [Irwin2004].
+"""The synthetic workload of Popovici & Wilkes SC'05 §4 and Table 1, after Millenium and RiskReward.
 
-Jobs arrive with exponential inter-arrival times. Each is high-value with probability
-``high_value_share`` (else low-value) and, independently, steep-decay with probability
-``steep_decay_share`` (else shallow). Values are normal around the class mean with sd
-``value_sd_ratio`` x mean; the high-value mean is ``value_skew`` x the low one (Table 1: 48 and 3).
-Decay rates likewise, with steep = ``decay_skew`` x shallow (3.7 and 5). Value decays from
-submission (§4: "our decays started immediately, at submission time") down to the penalty bound.
-Jobs are moldable over ``shapes`` with Amdahl serial fraction ``serial_fraction``.
-
-Where the paper is silent we chose, and each choice is a parameter:
-
-- job size (work on one processor): exponential with mean ``mean_work`` (7 processor-hours).
-  With it, about 70 % of jobs can be run profitably on an idle pool at the default price, the
-  paper's "maximum of about 70 %" accepted at light load (§5.1). ``gamma`` with coefficient of
-  variation ``work_cv`` spans narrower (cv < 1) and wider (cv > 1) spreads around the same mean;
-  at cv 1 it is the exponential, draw for draw (numpy draws a shape-1 gamma as an exponential).
-  The calibration against the paper's statements (``scenarios/profit/calibration.yaml``,
-  :mod:`market.experiments.calibration`) chose gamma sizes with cv 1.25 for ``scenarios/profit/``;
-  the
-  defaults here stay exponential (``profit/default_exponential.yaml``).
-- the share of steep-decay jobs: 20 %, the same split as values.
-- decay rates vary like values: normal, sd 0.2 x the class mean.
-- normal draws are cut at zero (a value or decay rate is never negative).
+Exponential inter-arrival times; each job high- or low-value (``high_value_share``) and,
+independently, steep- or shallow-decay (``steep_decay_share``); values and decay rates normal
+around the class mean (sd ``value_sd_ratio`` x mean, cut at zero); value decaying from
+submission (§4) to the penalty bound; moldable over ``shapes`` with Amdahl's
+``serial_fraction``. Our choices where the paper is silent, each a parameter: job size
+exponential with mean ``mean_work``, or gamma with coefficient of variation ``work_cv`` (the
+calibration chose 1.25 for ``scenarios/profit/``; the default here stays exponential); 20 %
+steep-decay jobs; decay rates spread like values.
 """
 
 from __future__ import annotations

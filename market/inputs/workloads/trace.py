@@ -1,77 +1,14 @@
 """Trace-driven workloads: rigid jobs from a Standard Workload Format file, with the load scaling
-and deadlines of Islam et al., "QoPS: a QoS based scheme for parallel job scheduling"
-(OSU-CISRC-4/03-TR21) §4 and "Analyzing and minimizing the impact of opportunity cost in
-QoS-aware job scheduling" (VQoPS, OSU-CISRC-3/07-TR17) §3.
+and deadlines of QoPS (OSU-CISRC-4/03-TR21 §4), VQoPS (OSU-CISRC-3/07-TR17 §3) and LibraRisk §4.
 
-How a trace becomes a job stream (:meth:`TraceWorkload.prepare`), in order:
-
-1. **Find and read** the file on the trace search path (:func:`market.inputs.traces.resolve_trace`:
-   the name as a path, ``$GRIDMARKET_TRACES``, ``./traces``, ``<project>/../shared/traces``).
-   A scenario file's own directory is not searched: :meth:`generate` is not told where the
-   scenario came from, so give a path relative to the working directory, or a bare file name
-   found on the search path. Traces are never shipped or copied by the project.
-2. **Select records** (:mod:`market.inputs.trace_selection`: by default no cancelled-before-running,
-   zero-length or processor-less jobs, none wider than the machine; every rule where simulators
-   differ is a field below), in submit order. ``processors`` is the machine size (default: the
-   header's MaxProcs); give the resource provider the same capacity.
-3. **Subset** (QoPS used 5000-job subsets, VQoPS 10,000): ``first_jobs``, ``last_jobs`` or a
-   ``window`` of submit times (hours after the first selected job's submission).
-4. **Convert** seconds to hours, with the subset's first submission at time 0. Each job is
-   rigid: ``shapes=(processors,)``, ``work = processors x runtime``, ``work_estimate =
-   processors x estimate``. ``estimates="exact"`` plans with the actual runtime (QoPS assumed
-   this); ``"trace"`` with the user's requested time, raised to the runtime where the request is
-   missing or shorter (``short_estimates="raise"``, the default: we keep the recorded runtime and
-   never let a job outrun its estimate; ``"truncate"`` cuts the runtime to the request as a
-   batch system killing the job at its limit would, ``"drop"`` drops such jobs, both at step 2).
-   ``estimate_inaccuracy`` p (LibraRisk §4, with ``estimates="trace"``) plans with ``runtime +
-   p % x (estimate - runtime)``: 0 is the exact runtime (the same jobs as ``"exact"``), 100 the
-   trace's estimate. Each job carries its SWF job number (``Job.swf_job``; a duplicate, its
-   original's).
-5. **Scale the load** to ``load_factor`` >= 1 (QoPS §4.2, 1.0 to 1.6):
-
-   - ``duplicate``: add ``round((l - 1) x N)`` copies of jobs taken in one fixed random order of
-     the N jobs (cycling through it again above l = 2), each with the original's runtime,
-     estimate and processors. ``duplicate_arrival="same"``: the copy is submitted with the
-     original (VQoPS §3: "Duplicated jobs have the same submission time, runtime estimate,
-     runtime, and deadline"); ``"random"``: at a uniformly random time in the subset's span
-     (QoPS §4.2: "duplicates are introduced into the trace at random points in time").
-     The order and the random times come from their own streams, drawn in full whatever the
-     load, so the jobs at load 1.6 include every job at load 1.4 with the same arrival times
-     (QoPS §5: "the workload for a load of 1.6 would include all the jobs in the trace for load
-     1.4, with the same arrival times for the common jobs").
-   - ``expand``: every job's runtime and estimate times l, arrivals unchanged. QoPS §4.2 names
-     "job expansion" as its second scheme without defining it; we read it as jobs expanded in
-     length (the same jobs, each l times longer), which scales the offered processor-seconds by
-     exactly l.
-   - ``compress``: arrival times divided by l (the same jobs, submitted l times as fast); not
-     in QoPS, offered as the other common way to raise a trace's load.
-
-   Then ``arrival_delay_factor`` f (LibraRisk §4) multiplies every arrival time, so every
-   inter-arrival time: 0.1 is ten times the load, 1 the trace as it is.
-
-6. **Deadlines** (``deadlines``):
-
-   - ``none``: no job has one.
-   - ``stringency`` (QoPS §4.1): the scaled trace is first scheduled by EASY backfilling on
-     ``processors`` (the market's own EASY, replayed by
-     :func:`market.inputs.workloads.deadlines.easy_response_times` with the same estimates), then
-     ``deadline = arrival + max(estimate, (1 - s) x EASY response time)``. The
-     paper writes ``runtime`` for our ``estimate``: they are equal with exact estimates, and with
-     trace estimates the estimate keeps every deadline reachable by a planner that trusts it.
-   - ``factor`` (VQoPS §3): ``deadline = arrival + k x estimate`` (k = 5 there).
-   - ``urgency`` (Yeo & Buyya, LibraRisk §4): ``deadline = arrival + f x runtime`` with f drawn
-     per original job from a high-urgency class (``urgent_share``, mean ``urgent_factor``) or a
-     low-urgency one (mean ``urgency_ratio`` x that); see
-     :func:`market.inputs.workloads.deadlines.urgency_factors`.
-
-   With ``deadline_share`` < 1 (QoPS §4.2, §5.2: 20 % or 80 % deadline jobs), each original
-   job has a user deadline with that probability (a copy shares its original's draw); the
-   others get the artificial ``arrival + max(24 h, R x estimate)`` with R = ``relaxation``
-   (2, 5 or 10 in §5.3; 5 is our default), or no deadline at all if ``relaxation`` is None.
-   Job ``kind`` is ``"deadline"`` or ``"no-deadline"`` then (empty with ``deadlines: none``).
-
-7. **Value**: a constant utility, ``price_per_processor_hour x processors x runtime`` (0 by
-   default: QoPS has no prices).
+:meth:`TraceWorkload.prepare` finds the file on the trace search path
+(:func:`market.inputs.traces.resolve_trace`; traces are never shipped), selects records
+(:mod:`market.inputs.trace_selection`), then runs the steps of
+:mod:`market.inputs.workloads.trace_steps`: subset, convert seconds to hours with estimates, scale
+the load, put times on the second grid, give deadlines. Each job is rigid (``shapes =
+(processors,)``, ``work = processors x runtime``) and carries its SWF job number; its value is a
+constant utility, ``price_per_processor_hour x processors x runtime`` (0 by default: QoPS has no
+prices). Each field's description says its rule; the guides explain the choices.
 """
 
 from __future__ import annotations
@@ -100,15 +37,9 @@ from market.inputs.trace_selection import (
     ZeroRuntime,
 )
 from market.inputs.traces import resolve_trace
-from market.inputs.workloads.deadlines import (
-    easy_response_times,
-    factor_deadlines,
-    relaxed_deadlines,
-    stringency_deadlines,
-    urgency_factors,
-)
-
-SECONDS_PER_HOUR = 3600.0
+from market.inputs.workloads import trace_steps as steps
+from market.inputs.workloads.deadlines import urgency_factors
+from market.inputs.workloads.trace_steps import SECONDS_PER_HOUR
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +198,8 @@ class TraceWorkload(BaseModel):
         return resolve_trace(self.trace)
 
     def prepare(self, rng: np.random.Generator) -> TraceJobs:
-        """The job stream as arrays (steps 1-6 of the module docstring)."""
+        """The job stream as arrays: read and select, then the steps of
+        :mod:`market.inputs.workloads.trace_steps` in order."""
         path = self.path()
         stat = os.stat(path)
         arrays, report, capacity = _selected(
@@ -277,103 +209,57 @@ class TraceWorkload(BaseModel):
         # Independent streams, each drawn in full whatever the parameters, so that changing
         # the load or the deadline rule never changes the other draws (incremental loads).
         order_stream, time_stream, mark_stream, urgency_stream = rng.spawn(4)
-
-        submit = arrays["submit"]
-        keep = slice(None)
-        if self.first_jobs is not None:
-            keep = slice(0, self.first_jobs)
-        elif self.last_jobs is not None:
-            keep = slice(max(len(submit) - self.last_jobs, 0), None)
-        elif self.window is not None and len(submit):
-            lo, hi = (submit[0] + w * SECONDS_PER_HOUR for w in self.window)
-            keep = slice(
-                int(np.searchsorted(submit, lo, "left")), int(np.searchsorted(submit, hi, "left"))
-            )
-        submit = submit[keep]
+        keep = steps.subset(arrays["submit"], self.first_jobs, self.last_jobs, self.window)
+        submit = arrays["submit"][keep]
         n = len(submit)
-        arrival = (submit - submit[0]) / SECONDS_PER_HOUR if n else np.empty(0)
         runtime = arrays["runtime"][keep] / SECONDS_PER_HOUR
-        processors = arrays["processors"][keep].astype(np.int64)
-        source = arrays["job"][keep].astype(np.int64)
-        raised = 0
-        if self.estimates == "exact":
-            estimate = runtime.copy()
-        else:
+        requested = None
+        if self.estimates == "trace":
             requested = arrays["req_time"][keep] / SECONDS_PER_HOUR
-            short = np.isnan(requested) | (requested < runtime)
-            raised = int(short.sum())
-            estimate = np.where(short, runtime, requested)
-            if self.estimate_inaccuracy is not None:
-                estimate = runtime + (self.estimate_inaccuracy / 100.0) * (estimate - runtime)
-
-        # 5. load
-        perm = order_stream.permutation(n) if n else np.empty(0, dtype=np.int64)
-        marks = mark_stream.random(n) < self.deadline_share
-        urgency = urgency_factors(
-            urgency_stream, n, self.urgent_share, self.urgent_factor, self.urgency_ratio,
-            self.urgency_sd_ratio,
-        )  # fmt: skip
-        origin = np.arange(n)
-        copy = np.zeros(n, dtype=np.int64)
-        factor = self.load_factor
-        if factor > 1.0 and n:
-            if self.load_method == "duplicate":
-                extra = round((factor - 1.0) * n)
-                picks = perm[np.arange(extra) % n]
-                when = arrival[picks]
-                if self.duplicate_arrival == "random":
-                    when = time_stream.uniform(0.0, float(arrival[-1]), extra)
-                origin = np.concatenate([origin, picks])
-                copy = np.concatenate([copy, np.arange(extra) // n + 1])
-                arrival = np.concatenate([arrival, when])
-            elif self.load_method == "expand":
-                runtime = runtime * factor
-                estimate = estimate * factor
-            else:  # compress
-                arrival = arrival / factor
-        if len(origin) > n:
-            runtime, estimate = runtime[origin], estimate[origin]
-            processors, source = processors[origin], source[origin]
-        marks, urgency = marks[origin], urgency[origin]
-        ordered = np.lexsort((np.arange(len(arrival)), arrival))  # by arrival, originals first
-        arrival, runtime, estimate = arrival[ordered], runtime[ordered], estimate[ordered]
-        processors, source = processors[ordered], source[ordered]
-        copy, marks, urgency = copy[ordered], marks[ordered], urgency[ordered]
-        if self.arrival_delay_factor != 1.0:
-            arrival = arrival * self.arrival_delay_factor
-        # Whole seconds, as the trace's own times are (scaled ones rounded), so that the replay
-        # is exact: every event lands on the clock's second grid (market.sim.clock).
-        arrival, runtime, estimate = (
-            np.rint(x * SECONDS_PER_HOUR) / SECONDS_PER_HOUR for x in (arrival, runtime, estimate)
-        )
-
-        # 6. deadlines
-        deadline = np.full(len(arrival), np.nan)
-        if self.deadlines == "none":
-            marks = np.zeros(len(arrival), dtype=bool)
-        else:
-            if self.deadlines == "stringency":
-                response = easy_response_times(
-                    arrival, processors, runtime, estimate, capacity, SECONDS_PER_HOUR
-                )
-                user = stringency_deadlines(arrival, estimate, response, self.stringency)
-            elif self.deadlines == "urgency":
-                user = arrival + urgency * runtime
-            else:
-                user = factor_deadlines(arrival, estimate, self.deadline_factor)
-            deadline = np.where(marks, user, np.nan)
-            if self.relaxation is not None:
-                relaxed = relaxed_deadlines(arrival, estimate, self.relaxation, self.relaxed_floor)
-                deadline = np.where(marks, deadline, relaxed)
-        return TraceJobs(
-            arrival=arrival,
+        estimate, raised = steps.planned_estimates(runtime, requested, self.estimate_inaccuracy)
+        order = order_stream.permutation(n) if n else np.empty(0, dtype=np.int64)
+        jobs = steps.Stream(
+            arrival=(submit - submit[0]) / SECONDS_PER_HOUR if n else np.empty(0),
             runtime=runtime,
             estimate=estimate,
-            processors=processors,
+            processors=arrays["processors"][keep].astype(np.int64),
+            source=arrays["job"][keep].astype(np.int64),
+            copy=np.zeros(n, dtype=np.int64),
+            marks=mark_stream.random(n) < self.deadline_share,
+            urgency=urgency_factors(
+                urgency_stream,
+                n,
+                self.urgent_share,
+                self.urgent_factor,
+                self.urgency_ratio,
+                self.urgency_sd_ratio,
+            ),
+        )
+        random_arrival = None
+        duplicates = self.load_factor > 1.0 and n and self.load_method == "duplicate"
+        if duplicates and self.duplicate_arrival == "random":
+            extra = round((self.load_factor - 1.0) * n)
+            random_arrival = time_stream.uniform(0.0, float(jobs.arrival[-1]), extra)
+        jobs = steps.scale_load(jobs, self.load_factor, self.load_method, order, random_arrival)
+        jobs = steps.on_second_grid(jobs, self.arrival_delay_factor)
+        deadline, user_deadline = steps.deadlines(
+            jobs,
+            self.deadlines,
+            capacity,
+            stringency=self.stringency,
+            deadline_factor=self.deadline_factor,
+            relaxation=self.relaxation,
+            relaxed_floor=self.relaxed_floor,
+        )
+        return TraceJobs(
+            arrival=jobs.arrival,
+            runtime=jobs.runtime,
+            estimate=jobs.estimate,
+            processors=jobs.processors,
             deadline=deadline,
-            user_deadline=marks,
-            source=source,
-            copy=copy,
+            user_deadline=user_deadline,
+            source=jobs.source,
+            copy=jobs.copy,
             capacity=capacity,
             report=report,
             estimates_raised=raised,

@@ -1,0 +1,347 @@
+"""``make bench``: gridmarket's EASY replay beside the minimal reference loop
+(tests/benchmarks/easy_loop.py), AccaSim and CQSim where they are installed, start-up and memory,
+each figure with its target beside it, as a ratio. Prints the table; ``--markdown PAGE`` also
+writes it into the benchmarks page (docs/benchmarks.md, between its ``make bench`` markers; the
+rest of the page is left as it is), so no figure there is typed by hand.
+
+Every figure is measured in a process of its own (CPU seconds and peak RSS from ``wait4``; this
+driver imports nothing of the market, whose memory a forked child's peak would count), the
+probes alternating round by round, and the median of the rounds kept: CPU time, not wall time,
+so the machine's other load changes the figures little, and nothing fails on them. Instruction
+counts (``--callgrind``) are the A/B measure between commits on a noisy machine.
+
+    python tests/benchmarks/compare.py [--rounds 5] [--external-rounds 3] [--callgrind]
+        [--synthetic] [--accasim PYTHON] [--cqsim CHECKOUT] [--markdown docs/benchmarks.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.benchmarks import synthetic_trace  # noqa: E402
+from tests.benchmarks.replay_script import SDSC, scenario_data  # noqa: E402
+
+PY = sys.executable
+#: The run of replay_script.py that the callgrind figure subtracts, at commit 5ac896a (the
+#: layered market before the speed work): ``run 8000`` minus ``build 8000`` instructions.
+BASELINE_INSTRUCTIONS = 2_590_411_876
+MIB = 1024.0  # ru_maxrss is in KiB
+
+
+def measure(argv: list[str], env: dict, cwd: Path | None = None, keep=True):
+    """``(CPU seconds, peak RSS KiB, stdout)`` of one process run to its end."""
+    proc = subprocess.Popen(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.PIPE if keep else subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    out = proc.stdout.read().decode() if keep else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, argv))}: exit status {proc.returncode}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out
+
+
+def gridmarket() -> list[str]:
+    """The ``gridmarket`` console script beside this Python, else its entry point by hand."""
+    script = Path(PY).with_name("gridmarket")
+    if script.exists():
+        return [str(script)]
+    return [PY, "-c", "import sys; from market.cli.main import main; sys.exit(main())"]
+
+
+def probes(args, work: Path, env: dict) -> dict[str, tuple[list[str], bool]]:
+    """Name -> (argv, keep stdout) of every process measured."""
+    find = f"from market.inputs.traces import resolve_trace as r; print(r({SDSC!r}))"
+    sdsc = subprocess.run([PY, "-c", find], env=env, capture_output=True, text=True, check=True)
+    sdsc = sdsc.stdout.strip()
+    sdsc_yaml = work / "sdsc-easy.yaml"
+    sdsc_yaml.write_text(json.dumps(scenario_data(None, sdsc, 128)))
+    gm, loop = gridmarket(), [PY, str(HERE / "easy_loop.py")]
+    found = {
+        "loop": ([*loop, sdsc], True),
+        "gm_run": ([*gm, "run", str(sdsc_yaml)], False),
+        "gm_inside": ([PY, str(HERE / "replay_script.py"), "time", "all", sdsc, "128"], True),
+        "mesa": ([PY, "-c", "import mesa"], False),
+        "market": ([PY, "-c", "from market import GridMarket"], False),
+        "version": ([*gm, "--version"], False),
+        "help": ([*gm, "--help"], False),
+    }
+    if args.synthetic:
+        big = Path(tempfile.gettempdir()) / "gridmarket-bench" / "synthetic-300k.swf.gz"
+        if not big.exists():
+            big.parent.mkdir(parents=True, exist_ok=True)
+            synthetic_trace.write(str(big))
+        big_yaml = work / "synthetic.yaml"
+        data = scenario_data(None, str(big), synthetic_trace.PROCESSORS)
+        big_yaml.write_text(json.dumps(data))
+        found["gm_run_300k"] = ([*gm, "run", str(big_yaml)], False)
+        found["loop_300k"] = ([*loop, str(big)], True)
+    if args.accasim:
+        script = HERE / "external" / "accasim_easy.py"
+        found["accasim"] = ([args.accasim, str(script), sdsc, "128"], False)
+    if args.cqsim:
+        script = HERE / "external" / "cqsim_easy.sh"
+        found["cqsim"] = (["sh", str(script), args.cqsim, sdsc, args.cqsim_python], False)
+    return found
+
+
+def callgrind(env: dict, jobs: int = 8000) -> dict[str, int]:
+    """Instructions of replay_script.py ``build`` and ``run`` (Ir totals)."""
+    counts = {}
+    for mode in ("build", "run"):
+        with tempfile.NamedTemporaryFile(suffix=".cg") as out:
+            done = subprocess.run(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    f"--callgrind-out-file={out.name}",
+                    PY,
+                    str(HERE / "replay_script.py"),
+                    mode,
+                    str(jobs),
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+        counts[mode] = int(re.findall(r"Collected\s*:\s*(\d+)", done.stderr)[-1])
+    return counts
+
+
+def run_all(args) -> dict:
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    )
+    env.setdefault("GRIDMARKET_TRACES", str(ROOT.parent / "shared" / "traces"))
+    samples: dict[str, list] = {}
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory() as folder:
+        table = probes(args, Path(folder), env)
+        slow = {"accasim", "cqsim", "gm_run_300k", "loop_300k"}  # --external-rounds of these
+        for round_ in range(max(args.rounds, args.external_rounds)):
+            for name, (argv, keep) in table.items():
+                rounds = args.external_rounds if name in slow else args.rounds
+                if round_ < rounds:
+                    print(f"round {round_ + 1}: {name}", file=sys.stderr, flush=True)
+                    samples.setdefault(name, []).append(measure(argv, env, keep=keep))
+    figures = {
+        "load": (load_before, os.getloadavg()),
+        "rounds": args.rounds,
+        "external_rounds": args.external_rounds,
+    }
+    for name, runs in samples.items():
+        figures[name] = {
+            "cpu": statistics.median(r[0] for r in runs),
+            "rss": statistics.median(r[1] for r in runs),
+            "out": runs[-1][2],
+            "outs": [r[2] for r in runs],
+        }
+    if args.callgrind:
+        figures["callgrind"] = callgrind(env)
+    return figures
+
+
+def _parsed(out: str) -> dict[str, float]:
+    if out.lstrip().startswith("{"):
+        return json.loads(out)
+    return {k: float(v) for k, v in (line.split() for line in out.splitlines() if line.strip())}
+
+
+def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
+    """``(measure, gridmarket, reference, ratio, target)`` for every figure measured."""
+    out = []
+    loop, inside = f["loop"], _parsed(f["gm_inside"]["out"])
+    mine = _parsed(loop["out"])
+    same = all(
+        abs(inside[k] - mine[k]) <= 1e-9 * abs(mine[k]) for k in ("utilization", "mean_wait_s")
+    )
+    out.append(
+        (
+            "same schedule as the loop (utilization %, mean wait s)",
+            f"{inside['utilization']:.10g}, {inside['mean_wait_s']:.10g}",
+            f"{mine['utilization']:.10g}, {mine['mean_wait_s']:.10g}",
+            "equal" if same else "DIFFERENT",
+            "equal",
+        )
+    )
+    run = statistics.median(_parsed(o)["run_cpu_s"] for o in f["gm_inside"]["outs"])
+    out.append(
+        (
+            "SDSC-SP2 EASY: `GridMarket.run()` vs the loop's process",
+            f"{run:.2f} s",
+            f"{loop['cpu']:.2f} s",
+            f"{run / loop['cpu']:.2f}x",
+            "<= 2x",
+        )
+    )
+    whole = f["gm_run"]["cpu"]
+    out.append(
+        (
+            "SDSC-SP2 EASY: whole `gridmarket run` process vs the loop's",
+            f"{whole:.2f} s",
+            f"{loop['cpu']:.2f} s",
+            f"{whole / loop['cpu']:.2f}x",
+            "<= 4x",
+        )
+    )
+    for name, label in (("accasim", "AccaSim 1.1.3 (EASY, first fit)"), ("cqsim", "CQSim (EASY)")):
+        if name in f:
+            theirs = f[name]["cpu"]
+            out.append(
+                (
+                    f"SDSC-SP2 EASY: `gridmarket run` vs {label}",
+                    f"{whole:.2f} s",
+                    f"{theirs:.2f} s",
+                    f"{theirs / whole:.1f}x faster",
+                    ">= 10x faster",
+                )
+            )
+    extra = f["market"]["cpu"] - f["mesa"]["cpu"]
+    out.append(
+        (
+            "`from market import GridMarket` minus `import mesa`",
+            f"{extra:+.3f} s",
+            f"{f['mesa']['cpu']:.2f} s (mesa)",
+            "",
+            "<= 0.25 s",
+        )
+    )
+    for name in ("version", "help"):
+        out.append((f"`gridmarket --{name}`", f"{f[name]['cpu']:.3f} s", "", "", "<= 0.3 s"))
+    above = (f["gm_run"]["rss"] - f["mesa"]["rss"]) / MIB
+    out.append(
+        (
+            "peak RSS above `import mesa`, SDSC-SP2 (54,034 jobs)",
+            f"{above:.0f} MiB",
+            f"{f['mesa']['rss'] / MIB:.0f} MiB (mesa), {loop['rss'] / MIB:.0f} MiB (loop)",
+            "",
+            "<= 60 MiB",
+        )
+    )
+    if "gm_run_300k" in f:
+        big, big_loop = f["gm_run_300k"], f["loop_300k"]
+        above = (big["rss"] - f["mesa"]["rss"]) / MIB
+        out.append(
+            (
+                "peak RSS above `import mesa`, synthetic 300,000 jobs",
+                f"{above:.0f} MiB",
+                f"{big_loop['rss'] / MIB:.0f} MiB (loop)",
+                "",
+                "<= 400 MiB",
+            )
+        )
+        out.append(
+            (
+                "synthetic 300,000 jobs: `gridmarket run` vs the loop",
+                f"{big['cpu']:.2f} s",
+                f"{big_loop['cpu']:.2f} s",
+                f"{big['cpu'] / big_loop['cpu']:.2f}x",
+                "",
+            )
+        )
+    if "callgrind" in f:
+        cg = f["callgrind"]
+        ran = cg["run"] - cg["build"]
+        out.append(
+            (
+                "instructions: replay_script.py `run 8000` minus `build 8000`",
+                f"{ran:,}",
+                f"{BASELINE_INSTRUCTIONS:,} (5ac896a)",
+                f"{ran / BASELINE_INSTRUCTIONS:.2f}x",
+                "lower",
+            )
+        )
+    return out
+
+
+START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
+
+
+def markdown(f: dict, table: list, command: str) -> str:
+    """The figures as a Markdown block between :data:`START` and :data:`END`."""
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "log", "-1", "--format=%h %s"], capture_output=True, text=True
+    ).stdout.strip()
+    lines = [
+        START,
+        "## The EASY replay against the reference loop, AccaSim and CQSim",
+        "",
+        "Written by `make bench` (`tests/benchmarks/compare.py`): edit the script, not this block.",
+        "",
+        f"- command: `{command}`",
+        f"- commit: {commit}",
+        f"- machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}; load average {f['load'][0][0]:.1f} before, "
+        f"{f['load'][1][0]:.1f} after",
+        f"- CPU seconds (user + system) and peak RSS of whole processes, medians of "
+        f"{f['rounds']} alternating rounds ({f['external_rounds']} for AccaSim, CQSim and the "
+        "300,000-job trace); the "
+        "reference loop is tests/benchmarks/easy_loop.py, the same schedule in plain Python",
+        "",
+        "| measure | gridmarket | reference | ratio | target |",
+        "|---|---|---|---|---|",
+        *("| " + " | ".join(row) + " |" for row in table),
+        END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_page(path: Path, block: str) -> None:
+    """Put ``block`` in the page at ``path``: in place of the previous block, else at the end
+    (a new page gets a title), leaving the rest of the page as it is."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    if START in text and END in text:
+        before, rest = text.split(START, 1)
+        text = before + block.rstrip("\n") + rest.split(END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--external-rounds", type=int, default=3, help="rounds of AccaSim, CQSim and 300k jobs"
+    )
+    parser.add_argument("--synthetic", action="store_true", help="the 300,000-job trace too")
+    parser.add_argument("--callgrind", action="store_true", help="instruction counts too")
+    parser.add_argument("--accasim", metavar="PYTHON", help="a Python with accasim installed")
+    parser.add_argument("--cqsim", metavar="CHECKOUT", help="a checkout of CQSim")
+    parser.add_argument("--cqsim-python", default="python3", metavar="PYTHON")
+    parser.add_argument("--markdown", metavar="PAGE", help="write the table there too")
+    args = parser.parse_args(argv)
+    started = time.time()
+    figures = run_all(args)
+    table = rows(figures)
+    width = [max(len(r[i]) for r in table) for i in range(5)]
+    for row in [("measure", "gridmarket", "reference", "ratio", "target"), *table]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, width, strict=True)))
+    print(f"({time.time() - started:.0f} s)", file=sys.stderr)
+    if args.markdown:
+        command = "python tests/benchmarks/compare.py " + " ".join(argv or sys.argv[1:])
+        write_page(Path(args.markdown), markdown(figures, table, command))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
