@@ -1,22 +1,10 @@
 """The live page's callbacks: plain methods of :class:`Callbacks` (tests call them directly),
-wired to the page by :meth:`Callbacks.register`.
-
-How a tab stays up to date:
-
-- the tab's session id lives in the app's ``sid`` store (``storage_type="session"``), so it
-  survives a reload and differs between tabs (:data:`~dashboards.client_scripts.SID_JS`);
-- a ``dcc.Interval`` ticks every :attr:`Session.interval` seconds and a client-side gate turns a
-  tick into a ``pulse`` only when the previous update has been answered
-  (:data:`~dashboards.client_scripts.GATE_JS`);
-- :meth:`Callbacks.update` advances the tab's models by ``speed x interval`` of simulated time
-  (on a pulse only, within the session's budget: :meth:`Session.update`) and sends what the
-  browser lacks (:mod:`dashboards.live_update`);
-- the run controls act on the session and bump ``nudge``, which runs :meth:`update` without
-  advancing time, so that a step or a reset shows at once; choosing another scenario (the list,
-  Load, an upload) resets the tab to it at once.
-
-Every callback answers: an unexpected error is one line in the page
-(:func:`dashboards.safe_callbacks.guarded`), never an HTTP 500.
+wired by :meth:`Callbacks.register`. An interval tick, gated in the browser until the previous
+update is answered (:mod:`dashboards.client_scripts`), asks :meth:`Callbacks.update` to advance
+the tab's runs within the session's budget and send what the browser lacks
+(:mod:`dashboards.live_update`); a control acts on the session and bumps ``nudge``, so that a
+step or reset shows at once; choosing another scenario resets the tab to it at once. Every
+callback answers: an unexpected error is one line in the page, never an HTTP 500.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
-"""The Libra page (``/libra``): every variant of a deadline-cluster scenario (Libra, LibraRisk,
-EDF, ...; default ``scenarios/libra/sdsc.yaml``, the last 3,000 SDSC-SP2 jobs) in parallel on its
-seed, so on one job stream.
-
-Yeo & Buyya, ICPP'06 §4-5:
-
-- **% of jobs with their deadline fulfilled** over time per variant: of the jobs submitted by
-  time t, those completed by t and by their deadline; and the **mean slowdown** of the jobs
-  fulfilled by t. The summary's ``deadlines_fulfilled_pct`` and ``mean_slowdown_fulfilled``
-  (:mod:`market.results.fulfilment`) at every sample time, so the last points are the
-  summary's values;
-- **one node's shares** (§3.1, Eq. 1-2; :mod:`market.core.timeshare`): for the node chosen on the
-  page, a stacked area per time-shared variant of the shares of the jobs on it over time; the
-  dotted line at 1 is the node's processor: Libra keeps the total at or below it, LibraRisk may
-  go past it (its jobs then slow down in proportion).
-
-Shares are seen at the session's samples, every 0.25 h here (our choice: a quarter of SDSC-SP2's
-jobs run under 0.65 h; the scenarios sample every 24 h). A job shorter than a sample may not show.
+"""The Libra page (``/libra``; Yeo & Buyya ICPP'06 §3-5): every variant of a deadline-cluster
+scenario (default ``libra/sdsc.yaml``) in parallel on its seed. It draws the % of submitted jobs
+whose deadline is fulfilled and the mean slowdown of those jobs over time (the summary's
+``deadlines_fulfilled_pct`` and ``mean_slowdown_fulfilled`` at each sample, so the last points
+are the summary's), and one node's job shares (Eq. 1-2) stacked per time-shared variant, the
+node's processor dotted at 1. Our choice: samples every 0.25 h (a quarter of SDSC-SP2's jobs run
+under 0.65 h); a job shorter than a sample may not show.
 """
 
 from __future__ import annotations

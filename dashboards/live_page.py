@@ -1,19 +1,10 @@
-"""The live page (``/``): watch and steer market runs, one set of models per browser tab.
-
-- a set-up panel: the scenario (a file of the scenario folders, or an upload: see
-  :mod:`dashboards.scenario_picker`; choosing one resets the tab to it at once), how to compare
-  its policies (parallel runs on one seed, or competing providers in one market), which policies
-  (its variants; a scenario without variants runs as written), and the key parameters, each
-  checked by the scenario's own validation as it is typed (:mod:`dashboards.setup_panel`);
-- run controls: start, pause, step (the next event), run until T, reset, speed;
-- live views: profit rate per run or provider (the headline), cumulative profit, revenue and
-  rent where money moves; % of offered jobs unadmitted, deadlines missed, % fulfilled and
-  slowdowns where jobs have deadlines (both where both); utilization, queue length, % accepted,
-  monitors, a Gantt chart of running and planned jobs, the latest admission decisions; and CSV
-  export of the time series and per-job table.
-
-The callbacks are :mod:`dashboards.callbacks`; how updates stay incremental,
-:mod:`dashboards.live_update`.
+"""The live page (``/``): compare policies on any scenario, one set of models per browser tab.
+A set-up panel (the scenario: a file of the scenario folders or an upload, which resets the tab
+at once; how to compare the policies; which policies, a scenario without variants as written;
+key parameters checked as they are typed: :mod:`dashboards.setup_panel`), run controls (start,
+pause, step, run until T, reset, speed) and live views: profit rate, money or QoS charts by the
+run's kind, operations, monitors, a Gantt chart, the latest decisions, CSV export. Callbacks:
+:mod:`dashboards.callbacks`; incremental updates: :mod:`dashboards.live_update`.
 """
 
 from __future__ import annotations

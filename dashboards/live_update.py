@@ -1,20 +1,11 @@
-"""The live page's incremental redraw: what one update sends a tab, in small named steps
-(:func:`update`).
-
-- The browser says what it holds in ``cursor`` (a memory store: the session id, the generation
-  of the runs, the number of points per line, the display stride, the version of the rest, the
-  graphs shown). A browser that holds nothing, or points of another generation (after a reset,
-  a reload or a thinning of the samples), or another stride, gets whole figures
-  (:func:`needs_whole_figures`); otherwise the new points of each line go out as
-  ``extendData`` of the time-series graphs (:func:`graph_outputs`).
-- Past :data:`~dashboards.views.DISPLAY_LIMIT` points a line shows every 2nd, 4th, ... point
-  (the stride doubles as the series does, and the charts are redrawn whole then), so the
-  browser's work per update stays bounded however long the run.
-- Which graphs show follows the run's kind (:func:`~dashboards.views.shown_graphs`: money, QoS
-  or both); a hidden graph holds nothing and gets nothing, and one shown again gets its whole
-  figure.
-- The Gantt chart, the monitors, the decisions table and the status are small and are sent
-  whole, when the session's version changed (:func:`panel_outputs`).
+"""The live page's incremental redraw, in small named steps (:func:`update`). The browser says
+what it holds in ``cursor`` (tab, generation of the runs, points per line, display stride,
+version, graphs shown); one holding nothing, another generation (a reset, a reload, thinned
+samples) or another stride gets whole figures (:func:`needs_whole_figures`), otherwise each
+line's new points go out as ``extendData`` (:func:`graph_outputs`). Past
+:data:`~dashboards.views.DISPLAY_LIMIT` points a line shows every 2nd, 4th... point, so the
+browser's work stays bounded. Which graphs show follows the run's kind; the Gantt chart,
+monitors, decisions and status are sent whole when the version changed (:func:`panel_outputs`).
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
-"""The session of the VQoPS, Libra and market pages (:mod:`dashboards.vqops`, ...): a
-:class:`~dashboards.session.Session` that records, at each of its own samples, what those views
-draw beyond :data:`~dashboards.session.METRICS`. Pure Python (no Dash).
-
-- ``extra`` metrics of the model's snapshot per line (e.g. DVQoPS's ``oc_factor`` and
-  ``rollback_window``, in the snapshot's metrics: :mod:`market.results.value_metrics`), appended to
-  each
-  line's ``values`` next to the session's own, so they go to the CSV export too;
-- with ``shares``, the jobs and shares on every node of each time-shared cluster (Yeo & Buyya
-  ICPP'06 §3.1: :func:`market.sim.snapshot.cluster_shares`), kept per node only when they change:
-  :attr:`ViewSession.node_history`.
-
-The run loop, the sampling times and the controls are the session's: this class only adds what
-is recorded at each sample, through the session's public hook :meth:`Session.on_sample`. Share
-changes happen at admissions and completions; a view sees them at the next sample, so the views
-sample more finely than the scenarios' 24 h by default.
+"""The session of the market, VQoPS and Libra pages: a :class:`~dashboards.session.Session`
+that also records at each sample the ``extra`` snapshot metrics of each line (DVQoPS's
+``oc_factor`` and ``rollback_window``, a market's shares and markups; they go to the CSV export
+too) and, with ``shares``, the jobs and shares on every node of each time-shared cluster (Yeo &
+Buyya §3.1), kept per node only when they change. Pure Python (no Dash); the run loop and the
+controls are the session's, this class only adds to :meth:`Session.on_sample`.
 """
 
 from __future__ import annotations

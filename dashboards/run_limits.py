@@ -1,18 +1,11 @@
-"""How much one browser tab may make the dashboard do, checked before any work:
-
-- **jobs per tab** (:data:`MAX_TAB_JOBS`, over all the runs of one page of one tab): counted
-  from the scenario before a model is built (:func:`jobs_of`): a synthetic client's ``jobs``; a
-  trace's selected subset (``first_jobs``, ``last_jobs``) or its data lines, counted by
-  streaming the file and stopping past the limit, times the load factor where jobs are
-  duplicated; a batch site's background trace and its brokers' clients the same way;
-- **recorded points per line** (:data:`MAX_POINTS`): past it the session keeps every second
-  point and samples half as often from then on (:meth:`dashboards.session.Session._thin`);
-- **work per update**: the session runs events one instant at a time and stops at its
-  wall-clock budget (:attr:`dashboards.session.Session.budget`), so a control (Pause) waits
-  at most one update.
-
-The CLI has its own, larger limits (:mod:`market.inputs.limits`); these keep a server that
-many tabs share within memory and answering.
+"""How much one browser tab may make the dashboard do, checked before any work: at most
+:data:`MAX_TAB_JOBS` jobs over the runs of one page of one tab, counted from the scenario
+(:func:`jobs_of`: a synthetic client's ``jobs``; a trace's ``first_jobs``/``last_jobs`` or its
+data lines, streamed and counted only up to the limit, times the load factor where jobs are
+duplicated; a batch site's trace and its brokers' clients the same way); at most
+:data:`MAX_POINTS` recorded points per line (:meth:`dashboards.session.Session._thin`). The work
+of one update is bounded by the session's budget (:mod:`dashboards.session`). The CLI has its
+own, larger limits (:mod:`market.inputs.limits`); these keep a server many tabs share answering.
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
-"""Per-tab state of the dashboard: the models a browser tab runs and their recorded time series.
-Pure Python: no Dash, so tests drive it directly.
-
-A tab's :class:`~dashboards.setup.Setup` builds its runs. Every service provider of every run is
-a **line** of the charts. The session advances all runs together, by the same simulated time,
-with :meth:`GridMarket.advance_to <market.sim.model.GridMarket.advance_to>` (which samples and
-detects a market that cannot progress), and records a point per line from the model's
-:meth:`~market.sim.model.GridMarket.snapshot` each time it samples (every ``sample_interval`` hours
-of the scenario, at the end of each advance, and after each single step). Points are only ever
-appended, so a browser that has the first ``n`` points of a line needs only the rest
-(:meth:`Session.points_since`). A subclass records more at each sample through the public hook
-:meth:`Session.on_sample`.
-
-The QoS curves (:data:`QOS`: unadmitted %, deadlines missed, % fulfilled, slowdowns) are the run
-summary's definitions at each sample time, from the jobs' outcomes
-(:mod:`market.results.outcome_curves`), so their last point is the summary's value. They are filled
-on
-demand (:meth:`Session.record_qos`: when a QoS chart is shown, and for the export), not per
-sample: one pass over each run's jobs, then numpy over the sample times not filled yet. Until
-then a line's QoS arrays are shorter than its times; a market without deadlines never pays for
-them on the update tick.
+"""Per-tab state of the dashboard: the models a browser tab runs and their recorded series (pure
+Python, no Dash). A :class:`~dashboards.setup.Setup` builds the runs; every service provider of
+every run is a **line**. The session advances all runs together, one event instant at a time
+within its wall-clock :attr:`Session.budget` per update (so a control waits at most one
+update), samples a point per line at each multiple of the sample interval (and after a step),
+and only appends, so a browser needs only the points beyond those it has. Past
+:data:`~dashboards.run_limits.MAX_POINTS` a line keeps every second point and samples half as
+often. The QoS curves (the summary's definitions at each sample) are filled on demand
+(:meth:`Session.record_qos`). A subclass records more through :meth:`Session.on_sample`.
 """
 
 from __future__ import annotations

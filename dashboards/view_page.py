@@ -1,19 +1,10 @@
-"""The frame of the view pages (competing market, VQoPS/DVQoPS, Libra, VARQ): the same
-controls as the live page (a scenario chooser, the policies to run and the seed, start, pause,
-reset, speed) around the page's own charts, over one session per browser tab.
-
-Each page is a :class:`ViewPage`: its charts (``body``, the ``outputs`` they fill and
-``draw(session, *redraw values)``, which builds them from the session), inputs that only redraw
-(``redraw``: Libra's node) and actions on the run (``actions``: the market's markup). The
-callbacks, all prefixed by the page's key (``vqops-start``...):
-
-- ``choose``: on page load the tab's scenario and speed; on Load or an upload, the new file
-  (:func:`dashboards.scenario_picker.picked`: one line under the chooser if it cannot be shown);
-- ``control``: start, pause, reset (to the panel's policies and seed), speed, an action, or a
-  new scenario in the list, which resets the tab to it at once;
-- ``fields``: the policies and seed of the scenario shown (the tab's own after a reset);
-- ``update``: on each tick (gated: :data:`dashboards.client_scripts.GATE_JS`),
-  advance the tab's runs within the session's budget, and redraw only if something changed.
+"""The frame of the view pages (market, VQoPS/DVQoPS, Libra, VARQ): the live page's controls (a
+scenario chooser, the policies and the seed, start, pause, reset, speed) around the page's own
+charts, one session per browser tab. A :class:`ViewPage` gives its charts (``body``, the
+``outputs`` they fill, ``draw(session, ...)``), inputs that only redraw (Libra's node) and
+actions on the run (the market's markup). Callbacks, prefixed by the page's key: ``choose``
+(page load, Load, upload), ``control`` (a new scenario resets the tab at once), ``fields`` (the
+policies and seed shown) and ``update`` (advance within the budget, redraw if changed).
 """
 
 from __future__ import annotations

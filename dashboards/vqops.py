@@ -1,19 +1,9 @@
-"""The VQoPS/DVQoPS page (``/vqops``): every variant of a scenario with a priced trace workload
-(default ``scenarios/vqops/sdsc.yaml``), in parallel on its seed, so on one job stream.
-
-Islam, Balaji, Sabin & Sadayappan, OSU-CISRC-3/07-TR17:
-
-- **revenue** over time per variant (QoPS, VQoPS at each OC-Factor, DVQoPS): what completed
-  jobs have paid so far (§3, Figure 2's prices), and the table's gain over QoPS (Table 1);
-- **DVQoPS's OC-Factor and rollback window** over time (§4.3, Figure 4): the snapshot's
-  ``oc_factor`` and ``rollback_window`` at each sample (the adaptive variants' lines);
-- **accepted % per class** over time (Figures 5b-10b): of the urgent (normal) jobs arrived by
-  t, the share admitted: the summary's ``urgent_accepted_pct``
-  (:mod:`market.results.value_metrics`) at every sample time, from the jobs' outcomes, so its
-  last point is the summary's value.
-
-The page samples every hour (our choice: DVQoPS's smallest window; the scenarios sample every
-24 h): ``--set sample_interval=...`` changes it.
+"""The VQoPS/DVQoPS page (``/vqops``; Islam et al., OSU-CISRC-3/07-TR17): every variant of a
+priced-trace scenario (default ``vqops/sdsc.yaml``) in parallel on its seed. It draws revenue
+per variant and its gain over QoPS (Table 1), DVQoPS's OC-Factor and rollback window over time
+(§4.3, Figure 4), and the accepted % of urgent and normal jobs arrived so far (Figures 5b-10b:
+the summary's ``urgent_accepted_pct`` at each sample, so the last point is the summary's). Our
+choice: samples every hour (DVQoPS's smallest window; the scenarios sample every 24 h).
 """
 
 from __future__ import annotations
