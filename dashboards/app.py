@@ -89,6 +89,7 @@ def create_app(
     )
     if registry is not None:
         state.sessions["live"] = registry
+        state.budget.registries = list(state.sessions.values())
     app = Dash(
         __name__,
         title="gridmarket dashboard",

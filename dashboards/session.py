@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from dashboards.run_limits import MAX_POINTS
+from dashboards.run_limits import MAX_POINTS, JobBudget
 from dashboards.served_scenarios import load_scenario
 from dashboards.session_tables import METRICS, SessionTables
 from dashboards.setup import AS_WRITTEN, Run, Setup, build_runs, policy_options
@@ -91,6 +91,7 @@ class Session(SessionTables):
 
     interval = 0.5  # wall-clock seconds between browser updates (the dcc.Interval)
     budget = 0.3  # at most this many wall-clock seconds of simulation per update
+    jobs_budget: JobBudget | None = None  # the server's, if it has one: see run_limits
 
     def __init__(self, sid: str, setup: Setup | None) -> None:
         self.sid = sid
@@ -114,7 +115,13 @@ class Session(SessionTables):
     # -- building ---------------------------------------------------------------------------
     def reset(self, setup: Setup) -> None:
         """Build ``setup``'s runs afresh, at time 0, paused (raises :class:`SetupError`)."""
-        runs, sample_interval = build_runs(setup)
+        held = self.jobs_budget.held(self) if self.jobs_budget else 0
+        try:
+            runs, sample_interval = build_runs(setup, self._claim)
+        except Exception:
+            if self.jobs_budget:
+                self.jobs_budget.keep(self, held)  # (what the runs kept still hold)
+            raise
         self.setup = setup
         self.runs = runs
         self.sample_interval = sample_interval
@@ -137,6 +144,10 @@ class Session(SessionTables):
         self._record(range(len(runs)))
         self.generation = next(_GENERATIONS)
         self.version += 1
+
+    def _claim(self, jobs: int) -> None:
+        if self.jobs_budget is not None:
+            self.jobs_budget.claim(self, jobs)
 
     def _style_lines(self) -> None:
         """Each line's colour, from every policy the scenario offers (not only those ticked),

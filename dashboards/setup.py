@@ -174,10 +174,10 @@ class Run:
         return self.model.running and self.model.stalled is None
 
 
-def build_runs(setup: Setup) -> tuple[list[Run], float]:
+def build_runs(setup: Setup, claim=None) -> tuple[list[Run], float]:
     """The runs of ``setup`` and the sample interval; a :class:`SetupError` if it is invalid
     (checked in this order: the set-up's fields, the scenarios it makes, the paths they name,
-    the jobs they submit, the markets they build)."""
+    the jobs they submit, which ``claim(jobs)`` may refuse, the markets they build)."""
     scenario, options = _checked(setup)
     base, variants = _variants(setup, scenario, options)
     try:
@@ -185,7 +185,9 @@ def build_runs(setup: Setup) -> tuple[list[Run], float]:
             specs = [(label, confine(variant, SOURCE)) for label, variant in variants.items()]
         else:
             specs = [("market", confine(_one_market(base, variants, setup.pool), SOURCE))]
-        check_run_size([spec for _, spec in specs])
+        jobs = check_run_size([spec for _, spec in specs])
+        if claim is not None:
+            claim(jobs)
     except ScenarioError as exc:
         raise SetupError(one_line(exc)) from None
     try:

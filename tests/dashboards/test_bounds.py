@@ -165,3 +165,44 @@ def test_a_line_keeps_at_most_max_points(monkeypatch):
     summary = RunResult.from_model(session.runs[0].model).summary.iloc[0]
     assert line.values["profit"][-1] == pytest.approx(summary["profit"])
     assert run_limits.MAX_POINTS == 20_000  # (the module's own value is untouched)
+
+
+def test_the_server_holds_at_most_its_job_budget_dropping_idle_tabs_first():
+    from dashboards.app import create_app
+    from tests.dashboards.conftest import OTHER, small
+
+    app = create_app()
+    state = app.gridmarket_state
+    state.budget.limit = 100  # jobs over every tab (a small server)
+    live = state.sessions["live"]
+    setup = small(jobs=30)  # three policies: 90 jobs
+    with live.use(SID) as first:
+        first.reset(setup)
+    assert state.budget.held() == 90
+    with live.use(OTHER) as second:  # the first tab is idle: dropped to make room
+        second.reset(setup)
+    assert SID not in live and state.budget.held() == 90
+    third = "tab-cccccccc"
+    busy, done = threading.Event(), threading.Event()
+
+    def request():  # another request, on another thread, holds the second tab
+        with live.use(OTHER):
+            busy.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=request)
+    holder.start()
+    busy.wait(30)
+    try:
+        with live.use(third) as session, pytest.raises(SetupError) as info:
+            session.reset(setup)  # the second tab is busy: no room
+    finally:
+        done.set()
+        holder.join(30)
+    assert str(info.value) == (
+        "the server runs 90 jobs for other tabs and at most 100: try again when a tab has "
+        "closed, or run it with gridmarket run"
+    )
+    assert OTHER in live and state.budget.held() == 90  # (the refused reset holds nothing)
+    live.drop(OTHER)
+    assert state.budget.held() == 0
