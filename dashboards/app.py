@@ -1,18 +1,9 @@
-"""The dashboard app: one Dash server with one page per view (Dash pages), each browser tab with
-its own runs on every page.
-
-``gridmarket dashboard [--host 127.0.0.1] [--port 8050] [--scenario S] [--set KEY=VALUE ...]``
-(or ``python -m dashboards``) serves it (:func:`serve`); :func:`create_app` builds it for tests
-and WSGI servers. The pages (:data:`PAGES`):
-
-- ``/`` the live run (:mod:`dashboards.live_page`): compare policies on any scenario;
-- ``/market`` the competing market (:mod:`dashboards.market_view`);
-- ``/vqops`` VQoPS/DVQoPS (:mod:`dashboards.vqops`), ``/libra`` Libra (:mod:`dashboards.libra`),
-  ``/varq`` VARQ (:mod:`dashboards.varq`).
-
-A navigation bar and the tab's session id (:data:`~dashboards.client_scripts.SID_JS`) are
-shared by every page; what the pages share on the server is a
-:class:`~dashboards.page.DashboardState`.
+"""The dashboard app: one Dash server, one page per view (Dash pages), each browser tab with its
+own runs on every page. ``gridmarket dashboard`` (or ``python -m dashboards``) serves it
+(:func:`serve`); :func:`create_app` builds it for tests and WSGI servers. The pages
+(:data:`PAGES`): ``/`` the live run, ``/market`` the competing market, ``/vqops``, ``/libra`` and
+``/varq``. The navigation bar and the tab's session id are shared by every page; what the pages
+share on the server is a :class:`~dashboards.page.DashboardState`.
 """
 
 from __future__ import annotations
@@ -98,6 +89,7 @@ def create_app(
     )
     if registry is not None:
         state.sessions["live"] = registry
+        state.budget.registries = list(state.sessions.values())
     app = Dash(
         __name__,
         title="gridmarket dashboard",

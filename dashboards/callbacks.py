@@ -1,14 +1,10 @@
 """The live page's callbacks: plain methods of :class:`Callbacks` (tests call them directly),
-wired to the page by :meth:`Callbacks.register`.
-
-A tab's session id lives in the ``sid`` store (``storage_type="session"``: it survives a reload
-and differs between tabs). A ``dcc.Interval`` ticks every :attr:`Session.interval` seconds and a
-client-side gate turns a tick into a ``pulse`` only when the previous update has been answered
-(:data:`~dashboards.client_scripts.GATE_JS`); :meth:`Callbacks.update` then advances the tab's
-models by ``speed x interval`` within the session's budget and sends what the browser lacks
-(:mod:`dashboards.live_update`). Run controls bump ``nudge`` so a step or reset shows at once;
-choosing another scenario resets the tab to it at once. Every callback answers: an unexpected
-error is one line in the page (:func:`dashboards.safe_callbacks.guarded`), never an HTTP 500.
+wired by :meth:`Callbacks.register`. An interval tick, gated in the browser until the previous
+update is answered (:mod:`dashboards.client_scripts`), asks :meth:`Callbacks.update` to advance
+the tab's runs within the session's budget and send what the browser lacks
+(:mod:`dashboards.live_update`); a control acts on the session and bumps ``nudge``, so that a
+step or reset shows at once; choosing another scenario resets the tab to it at once. Every
+callback answers: an unexpected error is one line in the page, never an HTTP 500.
 """
 
 from __future__ import annotations
@@ -168,6 +164,8 @@ class Callbacks:
             session.set_speed(speed)
         elif trigger == "start":
             session.play()
+            if session.setup is None:
+                return "Nothing to run: choose a scenario the dashboard can run."
             if session.finished:
                 return "The run has finished: Reset to run it again."
         elif trigger == "pause":

@@ -1,13 +1,10 @@
-"""The Libra page (``/libra``): every variant of a deadline-cluster scenario (Libra, LibraRisk,
-EDF, ...; default ``scenarios/libra/sdsc.yaml``, the last 3,000 SDSC-SP2 jobs) in parallel on its
-seed, so on one job stream (Yeo & Buyya, ICPP'06 §4-5).
-
-It draws the % of jobs with their deadline fulfilled and the mean slowdown of those jobs over
-time (the summary's ``deadlines_fulfilled_pct`` and ``mean_slowdown_fulfilled`` at every sample,
-:mod:`market.results.fulfilment`), and for a chosen node the stacked shares of its jobs (§3.1,
-Eq. 1-2; :mod:`market.core.timeshare`) against the node's processor at 1: Libra keeps the total
-at or below it, LibraRisk may go past it. Shares are seen every 0.25 h (our choice: a quarter of
-SDSC-SP2's jobs run under 0.65 h); a shorter job may not show.
+"""The Libra page (``/libra``; Yeo & Buyya ICPP'06 §3-5): every variant of a deadline-cluster
+scenario (default ``libra/sdsc.yaml``) in parallel on its seed. It draws the % of submitted jobs
+whose deadline is fulfilled and the mean slowdown of those jobs over time (the summary's
+``deadlines_fulfilled_pct`` and ``mean_slowdown_fulfilled`` at each sample, so the last points
+are the summary's), and one node's job shares (Eq. 1-2) stacked per time-shared variant, the
+node's processor dotted at 1. Our choice: samples every 0.25 h (a quarter of SDSC-SP2's jobs run
+under 0.65 h); a job shorter than a sample may not show.
 """
 
 from __future__ import annotations

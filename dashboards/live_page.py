@@ -1,13 +1,9 @@
-"""The live page (``/``): watch and steer market runs, one set of models per browser tab.
-
-A set-up panel (the scenario, from the scenario folders or an upload,
-:mod:`dashboards.scenario_picker`;
-choosing one resets the tab to it at once; parallel runs on one seed or competing providers in one
-market; the policies, a scenario without variants running as written; key parameters checked by
-the scenario's own validation as typed, :mod:`dashboards.setup_panel`); run controls (start, pause,
-step, run until T, reset, speed); live views (profit rate, profit, revenue and rent where money
-moves; unadmitted %, deadlines missed and fulfilled, slowdowns where jobs have deadlines;
-utilization, queue, monitors, a Gantt chart, the latest decisions) and CSV export. Callbacks:
+"""The live page (``/``): compare policies on any scenario, one set of models per browser tab.
+A set-up panel (the scenario: a file of the scenario folders or an upload, which resets the tab
+at once; how to compare the policies; which policies, a scenario without variants as written;
+key parameters checked as they are typed: :mod:`dashboards.setup_panel`), run controls (start,
+pause, step, run until T, reset, speed) and live views: profit rate, money or QoS charts by the
+run's kind, operations, monitors, a Gantt chart, the latest decisions, CSV export. Callbacks:
 :mod:`dashboards.callbacks`; incremental updates: :mod:`dashboards.live_update`.
 """
 

@@ -1,14 +1,11 @@
-"""The live page's incremental redraw: what one update sends a tab, in small named steps
-(:func:`update`).
-
-The browser says what it holds in ``cursor`` (session id, generation of the runs, points per
-line, display stride, version, graphs shown). One that holds nothing, another generation or
-another stride gets whole figures (:func:`needs_whole_figures`); otherwise each line's new
-points go out as ``extendData`` (:func:`graph_outputs`). Past
-:data:`~dashboards.views.DISPLAY_LIMIT` points a line shows every 2nd, 4th, ... point, so the
-browser's work per update stays bounded. Graphs shown follow the run's kind
-(:func:`~dashboards.views.shown_graphs`); the Gantt chart, monitors, decisions and status are
-sent whole when the session's version changed (:func:`panel_outputs`).
+"""The live page's incremental redraw, in small named steps (:func:`update`). The browser says
+what it holds in ``cursor`` (tab, generation of the runs, points per line, display stride,
+version, graphs shown); one holding nothing, another generation (a reset, a reload, thinned
+samples) or another stride gets whole figures (:func:`needs_whole_figures`), otherwise each
+line's new points go out as ``extendData`` (:func:`graph_outputs`). Past
+:data:`~dashboards.views.DISPLAY_LIMIT` points a line shows every 2nd, 4th... point, so the
+browser's work stays bounded. Which graphs show follows the run's kind; the Gantt chart,
+monitors, decisions and status are sent whole when the version changed (:func:`panel_outputs`).
 """
 
 from __future__ import annotations

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from dashboards import served_scenarios
+from dashboards.run_limits import JobBudget
 from dashboards.scenario_picker import Suits, options_of
 from dashboards.session import Session
 from dashboards.setup import Setup, default_policies
@@ -47,10 +49,16 @@ class Page:
     policies: Callable[[Scenario], tuple[str, ...]] = default_policies
     speed: float = 2.0  # simulated hours per wall-clock second a new tab starts with
 
-    def new_session(self, sid: str, setup: Setup | None) -> Session:
-        """A session of this page for tab ``sid`` (idle if ``setup`` is None)."""
-        session = self.factory(sid, setup)
+    def new_session(
+        self, sid: str, setup: Setup | None, budget: JobBudget | None = None
+    ) -> Session:
+        """A session of this page for tab ``sid`` (idle if ``setup`` is None), holding its jobs
+        within the server's ``budget``."""
+        session = self.factory(sid, None)
         session.speed = self.speed
+        session.jobs_budget = budget
+        if setup is not None:
+            session.reset(setup)
         return session
 
 
@@ -86,12 +94,15 @@ class DashboardState:
                 self.defaults[page.key] = self.operator
             else:
                 self.defaults[page.key] = str(page.default)
+        self.budget = JobBudget()
         self.sessions = {
             page.key: TabSessions(
-                lambda key=page.key: self.default_setup(key), factory=page.new_session
+                lambda key=page.key: self.default_setup(key),
+                factory=partial(page.new_session, budget=self.budget),
             )
             for page in pages
         }
+        self.budget.registries = list(self.sessions.values())
         self._options = {page.key: self._page_options(page) for page in pages}
 
     def overrides_for(self, key: str, path: str | None) -> dict[str, Any]:

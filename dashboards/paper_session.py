@@ -1,13 +1,9 @@
-"""The session of the VQoPS, Libra and market pages (:mod:`dashboards.vqops`, ...): a
-:class:`~dashboards.session.Session` that records, at each of its own samples, what those views
-draw beyond :data:`~dashboards.session.METRICS`. Pure Python (no Dash).
-
-``extra`` snapshot metrics per line (e.g. DVQoPS's ``oc_factor`` and ``rollback_window``) are
-appended to each line's ``values``, so they go to the CSV export too; with ``shares``, the jobs
-and shares on every node of each time-shared cluster (Yeo & Buyya §3.1,
-:func:`market.sim.snapshot.cluster_shares`) are kept per node when they change
-(:attr:`ViewSession.node_history`). The run loop and controls are the session's: this class
-only adds what is recorded at each sample, through :meth:`Session.on_sample`.
+"""The session of the market, VQoPS and Libra pages: a :class:`~dashboards.session.Session`
+that also records at each sample the ``extra`` snapshot metrics of each line (DVQoPS's
+``oc_factor`` and ``rollback_window``, a market's shares and markups; they go to the CSV export
+too) and, with ``shares``, the jobs and shares on every node of each time-shared cluster (Yeo &
+Buyya §3.1), kept per node only when they change. Pure Python (no Dash); the run loop and the
+controls are the session's, this class only adds to :meth:`Session.on_sample`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
-"""Which scenario files the dashboard opens: files of the scenario folders, the files its
-operator named when starting it, and uploads of bounded size; never an arbitrary server path.
-
-Every load goes through :func:`load_scenario`: a file whose real path (symlinks followed) lies
-inside a scenario folder (:func:`folders`: ``./scenarios``, the shipped ones, and what
-:func:`allow` added; ``profit/default`` works too), or an upload (:func:`add_upload`: at most
-:data:`MAX_BYTES`, kept in memory, the last :data:`MAX_UPLOADS`, named
-``upload:<digest>/<file name>``). Files are read by
-:func:`market.inputs.scenario_files.read_text` (regular files only, bounded, UTF-8). Every error
-is a one-line :class:`~market.inputs.scenario.ScenarioError` naming the file, never its
-contents. Loaded scenarios are cached while the file is unchanged.
+"""Which scenario files the dashboard opens (:func:`load_scenario`): files of the scenario
+folders (``./scenarios``, the shipped ones, those passed to :func:`allow`: the operator's), by
+path or by name (``profit/default``), whose real path (links followed) lies inside a folder; and
+uploads (:func:`add_upload`) of at most :data:`MAX_BYTES`, kept in memory (the last
+:data:`MAX_UPLOADS`). Names are cleaned first (:func:`clean`: no NUL, control character, lone
+surrogate, or more than :data:`MAX_NAME` characters); files are read regular, bounded and UTF-8
+only. Every error is one line naming the file, never its contents; whether a file exists is
+looked at only inside the folders. Loaded scenarios are cached while a file is unchanged.
 """
 
 from __future__ import annotations
@@ -22,12 +19,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from dashboards.policy_references import refuse_module_references
 from market.inputs.scenario import Scenario, ScenarioError, loads
 from market.inputs.scenario_files import (
     ScenarioFileError,
     candidates,
     decode,
     list_files,
+    parse_yaml,
     read_text,
     scenario_dirs,
 )
@@ -151,6 +150,13 @@ def _load_file(path: str, key: tuple[int, int] | None) -> Scenario:
 @lru_cache(maxsize=MAX_UPLOADS)
 def _load_text(text: str, source: str) -> Scenario:
     name = source.rsplit("/", 1)[-1]
+    try:
+        data = parse_yaml(text, source)
+    except ScenarioFileError as exc:
+        raise ScenarioError(str(exc)) from None
+    except Exception as exc:  # (an integer of thousands of digits...)
+        raise ScenarioError(f"{source}: not a valid scenario ({one_line(exc)})") from None
+    refuse_module_references(data, source)  # before validation imports anything
     return _parse(text, source, Path(name).stem or "upload")
 
 

@@ -1,14 +1,12 @@
-"""Per-tab state of the dashboard: the models a browser tab runs and their recorded time series.
-Pure Python: no Dash, so tests drive it directly.
-
-A tab's :class:`~dashboards.setup.Setup` builds its runs; every service provider of every run is
-a line of the charts. The session advances all runs together with
-:meth:`GridMarket.advance_to <market.sim.model.GridMarket.advance_to>` and records a point per
-line from the model's snapshot at each sample. Points are only appended, so a browser holding a
-line's first ``n`` points needs only the rest (:meth:`Session.points_since`). The QoS curves
-(:data:`QOS`) are the summary's definitions at each sample time
-(:mod:`market.results.outcome_curves`), filled on demand (:meth:`Session.record_qos`), so a
-market without deadlines never pays for them.
+"""Per-tab state of the dashboard: the models a browser tab runs and their recorded series (pure
+Python, no Dash). A :class:`~dashboards.setup.Setup` builds the runs; every service provider of
+every run is a **line**. The session advances all runs together, one event instant at a time
+within its wall-clock :attr:`Session.budget` per update (so a control waits at most one
+update), samples a point per line at each multiple of the sample interval (and after a step),
+and only appends, so a browser needs only the points beyond those it has. Past
+:data:`~dashboards.run_limits.MAX_POINTS` a line keeps every second point and samples half as
+often. The QoS curves (the summary's definitions at each sample) are filled on demand
+(:meth:`Session.record_qos`). A subclass records more through :meth:`Session.on_sample`.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from dashboards.run_limits import MAX_POINTS
+from dashboards.run_limits import MAX_POINTS, JobBudget
 from dashboards.served_scenarios import load_scenario
 from dashboards.session_tables import METRICS, SessionTables
 from dashboards.setup import AS_WRITTEN, Run, Setup, build_runs, policy_options
@@ -93,6 +91,7 @@ class Session(SessionTables):
 
     interval = 0.5  # wall-clock seconds between browser updates (the dcc.Interval)
     budget = 0.3  # at most this many wall-clock seconds of simulation per update
+    jobs_budget: JobBudget | None = None  # the server's, if it has one: see run_limits
 
     def __init__(self, sid: str, setup: Setup | None) -> None:
         self.sid = sid
@@ -116,7 +115,13 @@ class Session(SessionTables):
     # -- building ---------------------------------------------------------------------------
     def reset(self, setup: Setup) -> None:
         """Build ``setup``'s runs afresh, at time 0, paused (raises :class:`SetupError`)."""
-        runs, sample_interval = build_runs(setup)
+        held = self.jobs_budget.held(self) if self.jobs_budget else 0
+        try:
+            runs, sample_interval = build_runs(setup, self._claim)
+        except Exception:
+            if self.jobs_budget:
+                self.jobs_budget.keep(self, held)  # (what the runs kept still hold)
+            raise
         self.setup = setup
         self.runs = runs
         self.sample_interval = sample_interval
@@ -139,6 +144,10 @@ class Session(SessionTables):
         self._record(range(len(runs)))
         self.generation = next(_GENERATIONS)
         self.version += 1
+
+    def _claim(self, jobs: int) -> None:
+        if self.jobs_budget is not None:
+            self.jobs_budget.claim(self, jobs)
 
     def _style_lines(self) -> None:
         """Each line's colour, from every policy the scenario offers (not only those ticked),
@@ -352,7 +361,9 @@ class Session(SessionTables):
 
     def status(self) -> dict[str, Any]:
         """The run state for the monitors."""
-        if self.finished:
+        if self.setup is None:
+            state = "nothing to run"
+        elif self.finished:
             state = "finished"
         elif self.playing and self.until is not None:
             state = f"running until t = {self.until:g} h"

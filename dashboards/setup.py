@@ -174,8 +174,31 @@ class Run:
         return self.model.running and self.model.stalled is None
 
 
-def build_runs(setup: Setup) -> tuple[list[Run], float]:
-    """The runs of ``setup`` and the sample interval; a :class:`SetupError` if it is invalid."""
+def build_runs(setup: Setup, claim=None) -> tuple[list[Run], float]:
+    """The runs of ``setup`` and the sample interval; a :class:`SetupError` if it is invalid
+    (checked in this order: the set-up's fields, the scenarios it makes, the paths they name,
+    the jobs they submit, which ``claim(jobs)`` may refuse, the markets they build)."""
+    scenario, options = _checked(setup)
+    base, variants = _variants(setup, scenario, options)
+    try:
+        if setup.mode == "parallel" or tuple(variants) == (AS_WRITTEN,):
+            specs = [(label, confine(variant, SOURCE)) for label, variant in variants.items()]
+        else:
+            specs = [("market", confine(_one_market(base, variants, setup.pool), SOURCE))]
+        jobs = check_run_size([spec for _, spec in specs])
+        if claim is not None:
+            claim(jobs)
+    except ScenarioError as exc:
+        raise SetupError(one_line(exc)) from None
+    try:
+        runs = [Run(label, GridMarket(spec)) for label, spec in specs]
+    except Exception as exc:  # a valid scenario the model cannot build (values that overflow)
+        raise SetupError(f"cannot build the market: {one_line_error(exc)}") from None
+    return runs, base.sample_interval
+
+
+def _checked(setup: Setup) -> tuple[Scenario, dict[str, dict[str, Any]]]:
+    """The set-up's scenario and policy options, once its fields are known to be valid."""
     try:
         scenario = load_scenario(setup.scenario)
     except ScenarioError as exc:
@@ -190,7 +213,12 @@ def build_runs(setup: Setup) -> tuple[list[Run], float]:
         raise SetupError(f"policies: {unknown[0]!r} is not a policy of this scenario", "policies")
     if not setup.policies:
         raise SetupError("policies: tick at least one", "policies")
+    return scenario, options
 
+
+def _variants(setup: Setup, scenario: Scenario, options) -> tuple[Scenario, dict[str, Scenario]]:
+    """The base scenario with the set-up's parameters and overrides, and each ticked policy's
+    scenario."""
     base = base_of(scenario)
     overrides = {}
     for name, value in setup.params:
@@ -207,20 +235,7 @@ def build_runs(setup: Setup) -> tuple[list[Run], float]:
         }
     except ScenarioError as exc:
         raise SetupError(one_line(exc)) from None
-
-    try:
-        if setup.mode == "parallel" or tuple(variants) == (AS_WRITTEN,):
-            specs = [(label, confine(variant, SOURCE)) for label, variant in variants.items()]
-        else:
-            specs = [("market", confine(_one_market(base, variants, setup.pool), SOURCE))]
-        check_run_size([spec for _, spec in specs])
-    except ScenarioError as exc:
-        raise SetupError(one_line(exc)) from None
-    try:
-        runs = [Run(label, GridMarket(spec)) for label, spec in specs]
-    except Exception as exc:  # a valid scenario the model cannot build (values that overflow)
-        raise SetupError(f"cannot build the market: {one_line_error(exc)}") from None
-    return runs, base.sample_interval
+    return base, variants
 
 
 def _one_market(base: Scenario, variants: dict[str, Scenario], pool: str) -> Scenario:

@@ -62,7 +62,7 @@ class TabSessions:
                 self._sessions[sid] = session
                 while len(self._sessions) > self.max_sessions:
                     oldest = min(self._sessions.values(), key=lambda s: s.last_used)
-                    del self._sessions[oldest.sid]
+                    self._forget(oldest.sid)
             session.last_used = now
             return session
 
@@ -85,4 +85,19 @@ class TabSessions:
 
     def _evict(self, now: float) -> None:
         for sid in [s.sid for s in self._sessions.values() if now - s.last_used > self.max_idle]:
-            del self._sessions[sid]
+            self._forget(sid)
+
+    def _forget(self, sid: str) -> None:
+        session = self._sessions.pop(sid, None)
+        if session is not None and session.jobs_budget is not None:
+            session.jobs_budget.release(session)
+
+    def sessions(self) -> list[Session]:
+        """The sessions now kept."""
+        with self._lock:
+            return list(self._sessions.values())
+
+    def drop(self, sid: str) -> None:
+        """Forget tab ``sid``'s session (its next request starts afresh)."""
+        with self._lock:
+            self._forget(sid)

@@ -1,15 +1,10 @@
-"""The VARQ page (``/varq``): a batch site replaying a trace with VARQ users (default
-``scenarios/varq/table4.yaml``, its first variant; tick more to run them side by side).
-
-Three charts, from the models at the session's samples:
-
-- the probability trajectory of the latest VARQ request (VARQ TR 2007-09 §3, Figure 4):
-  ``QBETS(nodes, walltime + (deadline - t), deadline - t)`` for every submission time t from the
-  request to its deadline, with the required probability and the chosen (latest qualifying)
-  submission time; computed when drawn, on the site's QBETS as it is then;
-- predicted vs observed success so far: per VARQ user, the running mean predicted probability
-  and the running share of reservations running at their deadline, by deadline;
-- each site's queue: jobs waiting and nodes busy, at every sample.
+"""The VARQ page (``/varq``; VARQ TR 2007-09 §3-4): a batch site replaying a trace with VARQ
+users (default ``varq/table4.yaml``, its first variant; tick more to run them side by side). It
+draws the probability trajectory of the latest request (``QBETS(nodes, walltime + (deadline -
+t), deadline - t)`` for each submission time t, computed when drawn, with the required
+probability and the chosen submission time), the running predicted and observed success per
+VARQ user by deadline, and each site's queue (jobs waiting, nodes busy) at every sample (hourly
+here, our choice).
 """
 
 from __future__ import annotations

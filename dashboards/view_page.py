@@ -1,14 +1,10 @@
-"""The frame of the view pages (competing market, VQoPS/DVQoPS, Libra, VARQ): the live page's
-controls (scenario chooser, policies and seed, start, pause, reset, speed) around the page's own
-charts, over one session per browser tab.
-
-Each page is a :class:`ViewPage`: its charts (``body``, their ``outputs`` and
-``draw(session, ...)``), inputs that only redraw (``redraw``) and actions on the run
-(``actions``). Its callbacks, prefixed by the page's key: ``choose`` (the tab's scenario, or a
-new file: :func:`dashboards.scenario_picker.picked`), ``control`` (start, pause, reset, speed,
-an action, a new scenario: the tab is reset to it at once), ``fields`` (policies and seed shown)
-and ``update`` (each gated tick advances the tab's runs within the session's budget and redraws
-only what changed).
+"""The frame of the view pages (market, VQoPS/DVQoPS, Libra, VARQ): the live page's controls (a
+scenario chooser, the policies and the seed, start, pause, reset, speed) around the page's own
+charts, one session per browser tab. A :class:`ViewPage` gives its charts (``body``, the
+``outputs`` they fill, ``draw(session, ...)``), inputs that only redraw (Libra's node) and
+actions on the run (the market's markup). Callbacks, prefixed by the page's key: ``choose``
+(page load, Load, upload), ``control`` (a new scenario resets the tab at once), ``fields`` (the
+policies and seed shown) and ``update`` (advance within the budget, redraw if changed).
 """
 
 from __future__ import annotations
@@ -196,36 +192,51 @@ def control(view, state, trigger, sid, speed, path, policies, seed, nudge, *acti
     """Apply a control; returns (nudge, message, fields revision or no_update)."""
     if trigger is None:
         raise PreventUpdate
-    message, refresh = "", False
+    name = trigger.removeprefix(view.prefix) if isinstance(trigger, str) else None
     with tab_session(state.sessions[view.page.key], sid) as session:
-        if trigger == f"{view.prefix}speed":
-            session.set_speed(speed)
-        elif trigger == f"{view.prefix}start":
-            session.play()
-            if session.finished:
-                message = "The run has finished: Reset to run it again."
-        elif trigger == f"{view.prefix}pause":
-            session.pause()
-        elif trigger == f"{view.prefix}reset":
-            current = path or (session.setup.scenario if session.setup else None)
-            if not current:
-                raise PreventUpdate
-            setup = panel_setup(view, state, session, current, policies, seed)
-            message, refresh = reset_to(view, state, session, setup), True
-        elif trigger == f"{view.prefix}scenario":
-            if not isinstance(path, str) or (session.setup and session.setup.scenario == path):
-                raise PreventUpdate
+        if name in ("reset", "scenario"):
             try:
-                check(path, view.page.suits)
-                setup = state.default_setup(view.page.key, path)
+                setup = _new_setup(view, state, session, name, path, policies, seed)
             except ScenarioError as exc:
                 return no_update, f"Not loaded: {exc}", no_update
-            message, refresh = reset_to(view, state, session, setup), True
+            message = reset_to(view, state, session, setup)
+            return (nudge or 0) + 1, message, (nudge or 0) + 1
+        message = ""
+        if name == "speed":
+            session.set_speed(speed)
+        elif name == "start":
+            message = start(session)
+        elif name == "pause":
+            session.pause()
         elif trigger in view.actions and view.act is not None:
             message = view.act(session, trigger, *action_args)
         else:
             raise PreventUpdate
-    return (nudge or 0) + 1, message, (nudge or 0) + 1 if refresh else no_update
+    return (nudge or 0) + 1, message, no_update
+
+
+def start(session: Session) -> str:
+    """Play; the message if there is nothing to play."""
+    session.play()
+    if session.setup is None:
+        return "Nothing to run: choose a scenario the dashboard can run."
+    if session.finished:
+        return "The run has finished: Reset to run it again."
+    return ""
+
+
+def _new_setup(view, state, session, name, path, policies, seed) -> Setup:
+    """What Reset (the panel's policies and seed) or a newly chosen scenario (its default
+    set-up on this page) resets the tab to; PreventUpdate if nothing is new."""
+    current = session.setup.scenario if session.setup else None
+    if name == "reset":
+        if not (path or current):
+            raise PreventUpdate
+        return panel_setup(view, state, session, path or current, policies, seed)
+    if not isinstance(path, str) or path == current:
+        raise PreventUpdate  # (the page load setting the list to the tab's own)
+    check(path, view.page.suits)
+    return state.default_setup(view.page.key, path)
 
 
 def register(view: ViewPage, app, state: DashboardState) -> None:

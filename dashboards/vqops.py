@@ -1,12 +1,9 @@
-"""The VQoPS/DVQoPS page (``/vqops``): every variant of a scenario with a priced trace workload
-(default ``scenarios/vqops/sdsc.yaml``), in parallel on its seed, so on one job stream (Islam,
-Balaji, Sabin & Sadayappan, OSU-CISRC-3/07-TR17).
-
-It draws revenue over time per variant and the gain over QoPS (§3, Table 1), DVQoPS's
-OC-Factor and rollback window (§4.3, Figure 4), and the accepted % per class (Figures 5b-10b:
-the summary's ``urgent_accepted_pct``, :mod:`market.results.value_metrics`, at every sample).
-The page samples every hour (our choice: DVQoPS's smallest window); ``--set
-sample_interval=...`` changes it.
+"""The VQoPS/DVQoPS page (``/vqops``; Islam et al., OSU-CISRC-3/07-TR17): every variant of a
+priced-trace scenario (default ``vqops/sdsc.yaml``) in parallel on its seed. It draws revenue
+per variant and its gain over QoPS (Table 1), DVQoPS's OC-Factor and rollback window over time
+(§4.3, Figure 4), and the accepted % of urgent and normal jobs arrived so far (Figures 5b-10b:
+the summary's ``urgent_accepted_pct`` at each sample, so the last point is the summary's). Our
+choice: samples every hour (DVQoPS's smallest window; the scenarios sample every 24 h).
 """
 
 from __future__ import annotations

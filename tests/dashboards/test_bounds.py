@@ -27,7 +27,8 @@ def upload(data: dict) -> str:
 
 
 def burst(jobs: int = 1500, sample_interval: float = 1000.0) -> dict:
-    """Jobs arriving microseconds apart, sampled rarely: one sample interval holds them all."""
+    """Jobs arriving microseconds apart, sampled rarely: one sample interval holds them all
+    (1,500 of them take about a minute of CPU in one go: each arrival plans the whole queue)."""
     return {
         "name": "burst",
         "seed": 3,
@@ -99,7 +100,7 @@ def test_jobs_are_counted_from_the_scenario_and_the_trace():
 
 
 def test_one_update_stops_at_its_budget_and_the_runs_come_out_the_same(monkeypatch):
-    key = upload(burst())
+    key = upload(burst(jobs=250))
     reference = Session("t-reference", Setup(key, (AS_WRITTEN,)))
     reference.advance_to(1e6)
     assert reference.finished
@@ -111,12 +112,12 @@ def test_one_update_stops_at_its_budget_and_the_runs_come_out_the_same(monkeypat
     session.play()
     longest, updates = 0.0, 0
     while session.playing:
-        started = time.perf_counter()
+        started = time.thread_time()  # (CPU: the machine may be busy with other work)
         session.update()
-        longest = max(longest, time.perf_counter() - started)
+        longest = max(longest, time.thread_time() - started)
         updates += 1
     assert session.finished and updates > 3  # many small updates, not one long one
-    assert longest < 1.0
+    assert longest < 0.5
     pd_jobs = RunResult.from_model(session.runs[0].model).jobs
     assert pd_jobs.equals(expected)  # stopping between events changes nothing
 
@@ -143,7 +144,7 @@ def test_pause_answers_within_one_update_while_a_tab_plays_a_burst():
     stop.set()
     player.join(timeout=30)
     assert not session.playing
-    assert waited < session.budget + 1.0
+    assert waited < session.budget + 2.0  # (in one go, the burst runs for minutes)
 
 
 def test_a_line_keeps_at_most_max_points(monkeypatch):
@@ -163,3 +164,44 @@ def test_a_line_keeps_at_most_max_points(monkeypatch):
     summary = RunResult.from_model(session.runs[0].model).summary.iloc[0]
     assert line.values["profit"][-1] == pytest.approx(summary["profit"])
     assert run_limits.MAX_POINTS == 20_000  # (the module's own value is untouched)
+
+
+def test_the_server_holds_at_most_its_job_budget_dropping_idle_tabs_first():
+    from dashboards.app import create_app
+    from tests.dashboards.conftest import OTHER, small
+
+    app = create_app()
+    state = app.gridmarket_state
+    state.budget.limit = 100  # jobs over every tab (a small server)
+    live = state.sessions["live"]
+    setup = small(jobs=30)  # three policies: 90 jobs
+    with live.use(SID) as first:
+        first.reset(setup)
+    assert state.budget.held() == 90
+    with live.use(OTHER) as second:  # the first tab is idle: dropped to make room
+        second.reset(setup)
+    assert SID not in live and state.budget.held() == 90
+    third = "tab-cccccccc"
+    busy, done = threading.Event(), threading.Event()
+
+    def request():  # another request, on another thread, holds the second tab
+        with live.use(OTHER):
+            busy.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=request)
+    holder.start()
+    busy.wait(30)
+    try:
+        with live.use(third) as session, pytest.raises(SetupError) as info:
+            session.reset(setup)  # the second tab is busy: no room
+    finally:
+        done.set()
+        holder.join(30)
+    assert str(info.value) == (
+        "the server runs 90 jobs for other tabs and at most 100: try again when a tab has "
+        "closed, or run it with gridmarket run"
+    )
+    assert OTHER in live and state.budget.held() == 90  # (the refused reset holds nothing)
+    live.drop(OTHER)
+    assert state.budget.held() == 0

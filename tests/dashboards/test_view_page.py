@@ -102,8 +102,10 @@ def test_a_page_whose_default_cannot_run_serves_and_says_why(app):
     assert "trace" in session.message
     assert varq.draw(session)  # empty figures, no error
     assert (
-        control(app, varq.VIEW, "varq-start")[1] == "The run has finished: Reset to run it again."
+        control(app, varq.VIEW, "varq-start")[1]
+        == "Nothing to run: choose a scenario the dashboard can run."
     )
+    assert session.status()["state"] == "nothing to run"
 
 
 def test_a_scenario_a_page_cannot_show_is_refused_in_one_line(app):

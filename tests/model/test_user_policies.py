@@ -15,7 +15,7 @@ import yaml
 
 from agents.policies import make_scheduler
 from agents.policies.resolve import _installed
-from dashboards.served_scenarios import add_upload, load_scenario
+from dashboards.served_scenarios import add_upload, allow, load_scenario
 from market import GridMarket
 from market.cli.main import main
 from market.experiments.results_store import load_results
@@ -170,14 +170,17 @@ def test_a_local_dask_cluster_imports_the_users_module(user_module, tmp_path, ca
 
 
 def test_the_dashboard_loads_a_scenario_naming_ones_own_policy(user_module, tmp_path):
+    # a file of the folders the dashboard serves (the operator's): the class is imported
     path = scenario_file(tmp_path / "s.yaml", {"name": "userpolicies:Narrow", "widest": 1})
-    upload = "data:application/x-yaml;base64," + base64.b64encode(
-        (tmp_path / "s.yaml").read_bytes()
-    ).decode("ascii")
-    scenario = load_scenario(add_upload("s.yaml", upload))
+    allow(path)  # as `gridmarket dashboard --scenario s.yaml` does
+    scenario = load_scenario(str(path))
     assert scenario.service_providers[0].scheduler.name == "userpolicies:Narrow"
     assert GridMarket(scenario, seed=1).run().jobs["processors"].max() == 1
-    assert path
+    # an upload (a browser's) may not make the server import a module: one line
+    data = (tmp_path / "s.yaml").read_bytes()
+    upload = "data:application/x-yaml;base64," + base64.b64encode(data).decode()
+    with pytest.raises(ValueError, match=r"a policy of your own .* not from an upload"):
+        load_scenario(add_upload("s.yaml", upload))
 
 
 @pytest.fixture
