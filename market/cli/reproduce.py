@@ -12,7 +12,8 @@ from market.cli.usage import UsageError
 
 
 def add_reproduce(commands) -> None:
-    """``gridmarket reproduce PAPER [--quick] [--workers N] [--out DIR] [--markdown FILE]``."""
+    """``gridmarket reproduce PAPER [--quick] [--workers N] [--out DIR] [--markdown FILE]
+    [--replications N] [--stored]``."""
     from market.experiments.claims import PAPERS
 
     reproduce = commands.add_parser(
@@ -27,6 +28,15 @@ def add_reproduce(commands) -> None:
         "--out", metavar="DIR", help="results directory, resumed (results/reproduce/PAPER)"
     )
     reproduce.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
+    reproduce.add_argument(
+        "--replications",
+        type=int,
+        metavar="N",
+        help="at most N seeds a point (a reduced size, said in the table's title and stamp)",
+    )
+    reproduce.add_argument(
+        "--stored", action="store_true", help="run nothing: judge the runs already in --out"
+    )
 
 
 def reproduce_command(args: argparse.Namespace, out=None) -> int:
@@ -39,12 +49,22 @@ def reproduce_command(args: argparse.Namespace, out=None) -> int:
     out = sys.stdout if out is None else out
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers: must be >= 1")
+    if args.replications is not None and args.replications < 1:
+        raise UsageError("--replications: must be >= 1")
     size = "quick" if args.quick else "full"
     target = Path(args.out) if args.out else Path("results") / "reproduce" / args.paper
+    if args.stored and not target.is_dir():
+        raise UsageError(f"--stored: no results directory {target}")
+    executor = None if args.stored else make_executor(args.workers, None)
     try:
         with _sigterm_interrupts():
             report = reproduce.reproduce(
-                paper(args.paper), size, target, make_executor(args.workers, None)
+                paper(args.paper),
+                size,
+                target,
+                executor,
+                stored=args.stored,
+                replications=args.replications,
             )
     except SweepInterrupted:
         print(
@@ -60,6 +80,10 @@ def reproduce_command(args: argparse.Namespace, out=None) -> int:
     )
     if args.markdown:
         command = f"gridmarket reproduce {args.paper}" + (" --quick" if args.quick else "")
+        if args.replications is not None:
+            command += f" --replications {args.replications}"
+        if args.stored:
+            command += f" --stored --out {target.as_posix()}"
         command += f" --markdown {args.markdown}"
         text = reproduce.markdown(report, command, version())
         try:

@@ -1,16 +1,17 @@
 """``gridmarket reproduce PAPER``: run the sweeps behind a paper's headline claims and judge each.
 
 The claims are :mod:`market.experiments.claims` (one list per paper). Each sweep runs through
-:func:`market.experiments.batch.run_sweep` into ``OUT/<sweep>-<size>`` with ``resume=True``, so
-a second call runs only what is missing (and an interrupted one loses no finished run); run ids
-cover the scenario, not the code, so after changing a policy start a new ``OUT``. A sweep whose
-SWF trace is on no directory of the trace search path is not run: its claims say ``not run:
-needs TRACE`` and where to put it. The verdict table is printed with rich, and
-:func:`markdown` gives the same table for the docs, stamped with the command, version and date.
+:func:`market.experiments.batch.run_sweep` into ``OUT/<sweep>-<size>``, resumed, so a second
+call runs only what is missing; run ids cover the scenario, not the code, so after changing a
+policy start a new ``OUT``. A sweep whose SWF trace is not on the trace search path is not run
+(its claims say ``not run: needs TRACE``). ``stored`` runs nothing and judges the runs ``OUT``
+holds (the docs' tables); ``replications`` runs fewer seeds a point (a reduced size, which the
+stamp says). :func:`markdown` gives the table for the docs, stamped with command, version, date.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -51,12 +52,33 @@ class Reproduction:
     ran: int = 0  # runs this call ran
     seconds: float = 0.0
     failed: dict[str, int] = field(default_factory=dict)  # sweep -> runs that raised
+    replications: int | None = None  # fewer seeds a point than the size's, if given
+
+    @property
+    def size_text(self) -> str:
+        """``full size`` or ``full size reduced to 5 replications a point (the size's: 10)``."""
+        reduced = {
+            sweep.size(self.size).replications
+            for sweep in self.paper.sweeps
+            if self.replications is not None
+            and sweep.size(self.size).replications > self.replications
+        }
+        if not reduced:
+            return f"{self.size} size"
+        sizes = ", ".join(str(n) for n in sorted(reduced))
+        return (
+            f"{self.size} size reduced to {self.replications} replications a point "
+            f"(the {self.size} size's: {sizes})"
+        )
 
 
-def plan(sweep: Sweep, size: str) -> SweepPlan:
-    """The sweep plan of ``sweep`` at ``size`` (``quick`` or ``full``)."""
+def plan(sweep: Sweep, size: str, replications: int | None = None) -> SweepPlan:
+    """The sweep plan of ``sweep`` at ``size`` (``quick`` or ``full``), with at most
+    ``replications`` seeds a point if given."""
     scenario = load(sweep.scenario)
     chosen = sweep.size(size)
+    if replications is not None and replications < chosen.replications:
+        chosen = dataclasses.replace(chosen, replications=replications)
     where = f"reproduce {sweep.name} ({size})"
     if chosen.sets:
         scenario = scenario.with_overrides(dict(chosen.sets), where)
@@ -120,22 +142,33 @@ def reproduce(
     paper: Paper,
     size: str,
     out: str | Path,
-    executor: Executor,
+    executor: Executor | None,
     progress: bool | None = None,
+    stored: bool = False,
+    replications: int | None = None,
 ) -> Reproduction:
-    """Run the sweeps of ``paper`` at ``size`` into ``out`` (resuming) and judge every claim."""
+    """Run the sweeps of ``paper`` at ``size`` into ``out`` (resuming) and judge every claim;
+    with ``stored``, run nothing and judge the runs ``out`` holds."""
     out = Path(out)
     start = time.perf_counter()
     frames: dict[str, pd.DataFrame] = {}
     unavailable: dict[str, str] = {}  # sweep -> why its claims are not run
-    report = Reproduction(paper, size, [])
+    report = Reproduction(paper, size, [], replications=replications)
     for sweep in paper.sweeps:
-        sweep_plan = plan(sweep, size)
+        sweep_plan = plan(sweep, size, replications)
+        target = out / f"{sweep.name}-{size}"
+        if stored:
+            frame, why = stored_results(sweep_plan, target)
+            if why:
+                unavailable[sweep.name] = why
+            else:
+                frames[sweep.name] = frame
+                report.runs += len(sweep_plan.runs)
+            continue
         missing = missing_traces(sweep_plan)
         if missing:
             unavailable[sweep.name] = needs(missing)
             continue
-        target = out / f"{sweep.name}-{size}"
         done = run_sweep(
             sweep_plan,
             target,
@@ -158,6 +191,22 @@ def reproduce(
     report.rows = [judge(claim, results, unavailable) for claim in paper.claims]
     report.seconds = time.perf_counter() - start
     return report
+
+
+def stored_results(sweep_plan: SweepPlan, target: Path) -> tuple[pd.DataFrame | None, str]:
+    """The runs of ``sweep_plan`` stored in ``target``, or why its claims cannot be judged."""
+    if not (target / "manifest.json").is_file():
+        return None, f"{NOT_RUN}: no results in {target}"
+    frame = load_results(target)
+    wanted = {run.run_id for run in sweep_plan.runs}
+    frame = frame[frame["run_id"].isin(wanted)]
+    have = frame["run_id"].nunique()
+    if have < len(wanted):
+        return None, (
+            f"{NOT_RUN}: {target} holds {have} of its {len(wanted)} runs (run the same command "
+            "without --stored to finish them)"
+        )
+    return frame, ""
 
 
 def judge(claim: Claim, results: Results, unavailable: Mapping[str, str] | None = None) -> Row:
@@ -191,7 +240,7 @@ def print_table(report: Reproduction, out) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    title = f"{report.paper.title}: claims ({report.size} size) — {tally(report.rows)}"
+    title = f"{report.paper.title}: claims ({report.size_text}) — {tally(report.rows)}"
     table = Table(title=title, show_lines=True)
     for name, ratio in (("claim", 4), ("paper", 2), ("ours", 3), ("verdict", 1), ("why", 4)):
         table.add_column(name, ratio=ratio, overflow="fold")
@@ -220,7 +269,7 @@ def markdown(report: Reproduction, command: str, version: str) -> str:
         "<!-- generated by gridmarket reproduce: do not edit by hand -->",
         f"# {report.paper.title}: claims",
         "",
-        f"Generated by `{command}` (gridmarket {version}, {date}; {report.size} size, "
+        f"Generated by `{command}` (gridmarket {version}, {date}; {report.size_text}, "
         f"{report.runs} runs). Verdicts: {tally(report.rows)}.",
         "",
         "| claim | where | paper | ours | verdict | why not |",

@@ -84,6 +84,46 @@ def test_a_second_call_resumes_and_runs_nothing(tmp_path):
     assert [r.verdict for r in again.rows] == [r.verdict for r in first.rows]
 
 
+def test_stored_judges_the_runs_there_and_runs_nothing(tmp_path):
+    made = reproduce(TOY, "quick", tmp_path, InProcess(), progress=False)
+    stored = reproduce(TOY, "quick", tmp_path, None, progress=False, stored=True)
+    assert stored.ran == 0 and stored.runs == 2
+    for a, b in zip(made.rows[:2], stored.rows[:2], strict=True):
+        assert (a.verdict, a.ours, a.reason) == (b.verdict, b.ours, b.reason)
+    # judged without its trace: no results there, so "not run", never a crash
+    assert stored.rows[2].verdict == NOT_RUN and "no results in" in stored.rows[2].reason
+    # the full size's runs are not there: its claims say how many are missing
+    full = reproduce(TOY, "full", tmp_path, None, progress=False, stored=True)
+    assert full.rows[0].verdict == NOT_RUN
+    assert not (tmp_path / "tiny-full").exists()
+
+
+def test_fewer_replications_is_a_reduced_size_and_said(tmp_path):
+    assert len(plan(TINY, "full", replications=1).runs) == 2 * 2
+    assert len(plan(TINY, "full", replications=5).runs) == 2 * 2 * 2  # never more than the size
+    report = reproduce(TOY, "full", tmp_path, InProcess(), progress=False, replications=1)
+    assert report.runs == 4
+    text = markdown(report, "gridmarket reproduce toy --replications 1 --markdown x.md", "9.9")
+    assert "full size reduced to 1 replications a point (the full size's: 2)" in text
+    # the first replication's runs are the full size's: a full run resumes them
+    full = reproduce(TOY, "full", tmp_path, InProcess(), progress=False)
+    assert (full.runs, full.ran) == (8, 4)
+
+
+def test_stored_on_the_command_line_writes_the_stamped_page(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("market.experiments.claims.paper", lambda key: TOY)
+    assert main(["reproduce", "profit", "--quick", "--workers", "1", "--out", "r"]) == 0
+    assert (
+        main(["reproduce", "profit", "--quick", "--stored", "--out", "r", "--markdown", "p.md"])
+        == 0
+    )
+    stamp = (tmp_path / "p.md").read_text(encoding="utf-8").splitlines()[3]
+    assert "`gridmarket reproduce profit --quick --stored --out r --markdown p.md`" in stamp
+    assert "(0 run now" in capsys.readouterr().out
+    assert main(["reproduce", "profit", "--stored", "--out", "nowhere"]) == 2
+
+
 def test_sizes_differ_and_live_side_by_side():
     assert len(plan(TINY, "quick").runs) == 2
     assert len(plan(TINY, "full").runs) == 2 * 2 * 2
@@ -113,7 +153,11 @@ def test_every_paper_declares_sweeps_for_its_claims():
 
 @pytest.mark.parametrize(
     "argv",
-    [["reproduce", "nope"], ["reproduce", "profit", "--workers", "0"]],
+    [
+        ["reproduce", "nope"],
+        ["reproduce", "profit", "--workers", "0"],
+        ["reproduce", "profit", "--replications", "0"],
+    ],
 )
 def test_bad_command_lines_are_one_line_errors(argv, capsys):
     assert main(argv) == 2
