@@ -27,9 +27,10 @@ GAPS = {
         "processor-hours are what is scarce, it passes FirstProfit and FirstOpportunity; §6 "
         "itself notes that LJF 'does poorly at the load used for Figure 7, but better at some "
         "other loads'. FirstReward leads under overload by admitting only high-value jobs (see "
-        "first-reward-negative-above-8). The calibration (README, Calibration) found the "
-        "profit-aware schedulers ahead of all four at the default load only with wide job "
-        "sizes and half the jobs steep, which breaks Table 1's 2x profitable load."
+        "first-reward-negative-above-8). The calibration (docs/papers/profit.md, Calibration "
+        "of the workload) found the profit-aware schedulers ahead of all four at the default "
+        "load only with wide job sizes and half the jobs steep, which breaks Table 1's 2x "
+        "profitable load."
     ),
     "first-price-close": (
         "FirstPrice ignores rent: it admits jobs FirstProfit turns away as unprofitable and "
@@ -62,7 +63,7 @@ GAPS = {
         "earns about a third of FirstProfit's rate, so 'close to FirstProfit' (which holds) "
         "fails instead. The formulas are the paper's (§2: PV_i, cost_i, reward_i; §3.4: "
         "reward_i as the admission metric); the calibration found no alpha or discount rate "
-        "at which both statements hold (README, Calibration)."
+        "at which both statements hold (docs/papers/profit.md, Calibration of the workload)."
     ),
     "cheaper-lowers-profit-rate": (
         "FirstProfit's rate falls at low prices, as §5.4 says; FirstOpportunityRate's falls "
