@@ -109,10 +109,11 @@ def profit_aware_ahead(r: Results) -> Ours:
             behind += [f"{a} < {o} at {t:g} h" for o in beaten]
     share = won / (len(loads) * len(AWARE) * len(OBLIVIOUS))
     default = rates(r, (*OBLIVIOUS, *AWARE))
+    procs = rates(r, ("LJF", FP, FO), metric="mean_processors")
     text = (
         f"profit-aware ahead in {num(100 * share, 0)} % of the pairs over the loads "
         f"{', '.join(f'{t:g}' for t in loads)} h; behind: {'; '.join(behind) or 'none'}. "
-        f"Profit/h at {DEFAULT:g} h: {by_value(default)}"
+        f"Profit/h at {DEFAULT:g} h: {by_value(default)}; processors per job: {listing(procs)}"
     )
     return Ours(verdict(share >= 0.9, share >= 0.5), text, {"share": share})
 
@@ -131,7 +132,12 @@ def close_to_first_profit(name: str):
         profit = rates(r, (name, FP))
         ratio = profit[name] / profit[FP]
         low, high = band("first_reward_close" if name == "FirstReward" else "first_price_close")
-        text = f"profit/h at {DEFAULT:g} h: {listing(profit)}; ratio {num(ratio, 2)}"
+        procs = rates(r, (name, FP), metric="mean_processors")
+        accepted = rates(r, (name, FP), metric="accepted_pct")
+        text = (
+            f"profit/h at {DEFAULT:g} h: {listing(profit)}; ratio {num(ratio, 2)}; processors "
+            f"per job: {listing(procs)}; % accepted: {listing(accepted)}"
+        )
         return Ours(verdict(low <= ratio <= high), text, {"ratio": ratio})
 
     return ours
@@ -274,6 +280,7 @@ def oblivious_lose_money(r: Results) -> Ours:
 
 def sjf_beats_price_and_reward(r: Results) -> Ours:
     profit = rates(r, ("SJF", "FirstPrice", "FirstReward"))
+    light = rates(r, ("SJF", "FirstPrice", "FirstReward"), LIGHT)
     beats = [n for n in ("FirstPrice", "FirstReward") if profit["SJF"] > 1.2 * profit[n]]
-    text = f"profit/h at {DEFAULT:g} h: {listing(profit)}"
+    text = f"profit/h at {DEFAULT:g} h: {listing(profit)}; at {LIGHT:g} h: {listing(light)}"
     return Ours(verdict(len(beats) == 2, bool(beats)), text, profit)
