@@ -13,7 +13,9 @@ import shutil
 import pytest
 
 from market.cli.main import _parser, main
+from market.experiments import claims
 from market.experiments.claims import PAPERS
+from market.experiments.reproduce import NOT_RUN, reproduce
 from tests.conftest import ROOT
 
 RESULTS = ROOT / "docs" / "results"
@@ -51,3 +53,18 @@ def test_verdict_table_matches_its_command(paper, tmp_path, monkeypatch):
     assert DATE.sub("DATE", made) == DATE.sub("DATE", text), (
         f"{page.name} differs from what `{command}` makes now; run that command and commit the page"
     )
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_a_claim_misses_at_full_size_exactly_where_its_gap_says(paper):
+    """``gap_at`` names the sizes where a claim is expected not to hold; at the full size its
+    reason is the verdict table's, so a stale ``gap_at`` (or an unexplained miss) fails here."""
+    stored = RESULTS / "data" / "reproduce" / paper
+    report = reproduce(claims.paper(paper), "full", stored, None, progress=False, stored=True)
+    for row in report.rows:
+        assert row.verdict != NOT_RUN, f"{row.claim.id}: {row.reason}"
+        expected = "full" in row.claim.gap_at
+        assert (row.verdict != "holds") == expected, (
+            f"{paper}: {row.claim.id} {row.verdict} at full size, but its gap_at is "
+            f"{row.claim.gap_at}"
+        )
