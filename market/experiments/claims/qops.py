@@ -4,9 +4,8 @@ Figures 4-9 and 13-16) on CTC-SP2 and SDSC-SP2 (``scenarios/qops/``).
 Full size: the paper's 5,000-job subsets at loads 1.0-1.6 (duplication) and stringency 0.2 and
 0.5, one job stream each (the trace is fixed; duplication draws from seed 1); the mixed
 workloads with 20 % and 80 % deadline jobs (R = 5) on CTC-SP2 at the high loads the claims
-read, 1.4 and 1.6. Quick: the first
-1,000 jobs at load 1.4 and 1.6. "Unadmitted" is the share of offered jobs turned away;
-"work" the share of their processor-hours.
+read, 1.4 and 1.6. Quick: the first 1,000 jobs at load 1.4 and 1.6. "Unadmitted" is the
+share of offered jobs turned away; "work" the share of their processor-hours.
 """
 
 from __future__ import annotations
