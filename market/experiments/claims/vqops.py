@@ -162,8 +162,10 @@ GAPS = {
         "load the gains are the paper's size."
     ),
     "dvqops-within-5": (
-        "DVQoPS is within 5 % of the best static OC-Factor at the original load but 8-12 % "
-        "short at high load: its what-if simulations start from an empty machine (our choice, "
+        "DVQoPS is within 5 % of the best static OC-Factor at the subsets' own load (above: "
+        "the rows without high or paper in their names), 5-7 % short at the paper's 89 % load "
+        "and with the trace's estimates, and 11-12 % short at high load. The likely cause, not "
+        "measured: its what-if simulations start from an empty machine (our choice, "
         "agents/policies/whatif.py; the paper does not say), which at high load makes low "
         "OC-Factors and short rollback windows look better than they are live."
     ),
@@ -171,7 +173,7 @@ GAPS = {
         "The paper explains its smaller CTC gains by CTC's lower offered load (74 % against "
         "SDSC's 89 %). Here CTC-SP2's first 10,000 jobs offer 76 % (the paper's 74 %) and "
         "SDSC-SP2's 74 % (not 89 %): at about the same load CTC gains more than SDSC, and only "
-        "SDSC scaled to 89 % (SDSC x1.2) gains about as much. What is at stake is not the "
+        "SDSC scaled to 89 % (SDSC x1.2) gains as much or more. What is at stake is not the "
         "offered load but the work QoPS turns away (above): the gains follow it."
     ),
     "ctc-magnitudes": (
