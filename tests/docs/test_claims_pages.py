@@ -62,7 +62,9 @@ def test_a_claim_misses_at_full_size_exactly_where_its_gap_says(paper):
     stored = RESULTS / "data" / "reproduce" / paper
     report = reproduce(claims.paper(paper), "full", stored, None, progress=False, stored=True)
     for row in report.rows:
-        assert row.verdict != NOT_RUN, f"{row.claim.id}: {row.reason}"
+        if row.verdict == NOT_RUN:  # runs the page says are missing (its reason: how many)
+            assert " holds " in row.reason and " of its " in row.reason, row.reason
+            continue
         expected = "full" in row.claim.gap_at
         assert (row.verdict != "holds") == expected, (
             f"{paper}: {row.claim.id} {row.verdict} at full size, but its gap_at is "
