@@ -8,6 +8,9 @@ break-even price is revenue / processor-hours rented, measured at the default pr
 
 from __future__ import annotations
 
+import math
+from itertools import combinations
+
 from market.experiments.calibration import STATEMENTS, workload_profile
 from market.experiments.claims.claim import (
     Ours,
@@ -85,13 +88,28 @@ def opportunity_predicts_best(r: Results) -> Ours:
 
 
 def load_raises_profit_rate(r: Results) -> Ours:
-    loads = sorted(r.axis("fig3", "load"), reverse=True)
-    series = {
-        n: s[::-1] for n, s in r.curves("fig3", "profit_rate", (*OBLIVIOUS, *AWARE), "load").items()
-    }
-    rising = [n for n, s in series.items() if monotone(s)]
-    text = f"profit/h rises from {loads[0]:g} h to {loads[-1]:g} h for {len(rising)} of 7: " + (
-        ", ".join(f"{n} " + "→".join(num(x, 0) for x in series[n]) for n in series)
+    """Rises for a scheduler if its profit rate is higher at the heaviest load than at the
+    lightest and is never lower at a load than at a lighter one by more than two standard errors
+    of the difference (a fall within the seeds' noise is not a fall)."""
+    loads = sorted(r.axis("fig3", "load"), reverse=True)  # light to heavy
+    names = (*OBLIVIOUS, *AWARE)
+    rising, noise, parts = [], [], []
+    for n in names:
+        values = [r.values("fig3", "profit_rate", n, load=t) for t in loads]
+        means = [float(v.mean()) for v in values]
+        falls = []
+        for (t0, a), (t1, b) in combinations(zip(loads, values, strict=True), 2):
+            if b.mean() < a.mean():
+                se = math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+                falls.append((b.mean() < a.mean() - 2 * se, f"{n} {t0:g} → {t1:g} h"))
+        if means[-1] > means[0] and not any(big for big, _ in falls):
+            rising.append(n)
+        noise += [where for big, where in falls if not big]
+        parts.append(f"{n} " + "→".join(num(x, 0) for x in means))
+    text = (
+        f"profit/h from {loads[0]:g} h to {loads[-1]:g} h rises for {len(rising)} of 7: "
+        + ", ".join(parts)
+        + f"; falls within 2 standard errors: {'; '.join(noise) or 'none'}"
     )
     return Ours(verdict(len(rising) == 7, len(rising) >= 5), text, {"rising": len(rising)})
 
