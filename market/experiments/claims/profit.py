@@ -59,7 +59,7 @@ GAPS = {
         "admission metric, the plan's summed reward_i (§3.4), charges every job the decay it "
         "causes the other queued jobs, weighted 1 - alpha = 0.7: with a long queue only "
         "high-value jobs pass, so it earns far more per processor-hour rented and breaks even "
-        "near 18. Without the opportunity cost (alpha 1, above) it breaks even near 8 but "
+        "far above 8 (above). Without the opportunity cost (alpha 1) it breaks even near 8 but "
         "earns about a third of FirstProfit's rate, so 'close to FirstProfit' (which holds) "
         "fails instead. The formulas are the paper's (§2: PV_i, cost_i, reward_i; §3.4: "
         "reward_i as the admission metric); the calibration found no alpha or discount rate "
@@ -67,7 +67,7 @@ GAPS = {
     ),
     "cheaper-lowers-profit-rate": (
         "FirstProfit's rate falls at low prices, as §5.4 says; FirstOpportunityRate's falls "
-        "far less but still falls: at a price of 1 it admits more jobs and its run is longer "
+        "far less but still falls: at a price of 1 it runs jobs wider and its run is longer "
         "(above). Its admission compares profit ÷ the length of the plan at each arrival, "
         "which does not see the backlog later arrivals add, so cheap processors still let "
         "the queue, and the run, grow."
