@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from market.experiments.batch import Executor, load_results, run_sweep
+from market.experiments.batch import BatchError, Executor, load_results, run_sweep
 from market.experiments.claims import Claim, Paper, Results, Sweep
 from market.experiments.sweep import SweepPlan
 from market.inputs.scenario import load
@@ -197,10 +197,16 @@ def stored_results(sweep_plan: SweepPlan, target: Path) -> tuple[pd.DataFrame | 
     """The runs of ``sweep_plan`` stored in ``target``, or why its claims cannot be judged."""
     if not (target / "manifest.json").is_file():
         return None, f"{NOT_RUN}: no results in {target}"
-    frame = load_results(target)
     wanted = {run.run_id for run in sweep_plan.runs}
-    frame = frame[frame["run_id"].isin(wanted)]
-    have = frame["run_id"].nunique()
+    try:
+        frame = load_results(target)
+    except BatchError as exc:
+        if "no finished runs" not in str(exc):
+            raise
+        frame = None
+    else:
+        frame = frame[frame["run_id"].isin(wanted)]
+    have = 0 if frame is None else frame["run_id"].nunique()
     if have < len(wanted):
         return None, (
             f"{NOT_RUN}: {target} holds {have} of its {len(wanted)} runs (run the same command "

@@ -116,13 +116,20 @@ def unadmitted_work_falls(r: Results) -> Ours:
 
 
 def converge(r: Results) -> Ours:
-    load = max(r.axis("ctc", "load"))
-    spread = {}
-    for s in (0.2, 0.5):
-        values = schemes(r, "ctc", load=load, s=s)
-        spread[f"s = {s:g}"] = max(values.values()) - min(values.values())
-    text = f"spread of % unadmitted (max - min of the three) at load {load:g}: {listing(spread)}"
-    return Ours(verdict(spread["s = 0.5"] < spread["s = 0.2"]), text, spread)
+    """The spread of the three schemes' % unadmitted is smaller at s = 0.5 than at 0.2, at every
+    load run (partial: at most of them)."""
+    spread, narrower = {}, []
+    for load in r.axis("ctc", "load"):
+        at = {}
+        for s in (0.2, 0.5):
+            values = schemes(r, "ctc", load=load, s=s)
+            at[s] = max(values.values()) - min(values.values())
+        spread[f"load {load:g}"] = f"{num(at[0.2])} → {num(at[0.5])}"
+        narrower.append(at[0.5] < at[0.2])
+    text = "spread of % unadmitted (max - min of the three), s = 0.2 → 0.5: " + ", ".join(
+        f"{k} {v}" for k, v in spread.items()
+    )
+    return Ours(verdict(all(narrower), sum(narrower) > len(narrower) / 2), text, spread)
 
 
 def utilization(r: Results) -> Ours:
@@ -197,8 +204,9 @@ GAPS = {
         "QoPS admits the most."
     ),
     "qops-admits-most-sdsc": (
-        "As on CTC-SP2 at full size: MRT turns away the fewest jobs at load 1.4-1.6, QoPS the "
-        "fewest processor-hours (work above); MRT's EDF rebuild favours small jobs."
+        "As on CTC-SP2, the schemes trade small jobs against big ones: MRT turns away the "
+        "fewest jobs at load 1.4 and 1.6 (its EDF rebuild favours small jobs), QoPS and MSB the "
+        "fewest processor-hours (work above)."
     ),
     "unadmitted-count-falls": (
         "The paper's reason is that EASY's waits, which set the deadlines, grow faster than "
@@ -211,10 +219,16 @@ GAPS = {
         "(quick) it rises from 1.4 to 1.6. Each point is one job stream, and one or two big "
         "duplicated jobs turned away move the share by points."
     ),
+    "converge-with-stringency": (
+        "On the 5,000-job subset the spread narrows at s = 0.5 at loads 1.0-1.4, as the paper "
+        "says, but widens at 1.6, where MSB admits more under the looser deadlines (above); on "
+        "the first 1,000 jobs (quick) it widens at 1.4. Each point is one job stream, and the "
+        "spreads are a few points."
+    ),
     "utilization": (
         "QoPS and MSB are comparable and lose utilization against EASY and conservative "
-        "backfilling, as the paper says, but MRT's loss beside them is smaller than 3-5 points "
-        "(above)."
+        "backfilling, as the paper says, but fewer points than its 10, and MRT's loss beside "
+        "them is smaller than 3-5 points (above); we have no measured reason for the sizes."
     ),
     "mixed-20": (
         "QoPS turns away the fewest jobs at s = 0.2, but at s = 0.5 MRT's EDF rebuild admits "
@@ -275,6 +289,8 @@ CLAIMS = (
         "smaller spread at s = 0.5 than at 0.2",
         ("ctc",),
         converge,
+        gap=GAPS["converge-with-stringency"],
+        gap_at=("quick", "full"),
     ),
     Claim(
         "utilization",
