@@ -227,8 +227,9 @@ GAPS = {
     ),
     "utilization": (
         "QoPS and MSB are comparable and lose utilization against EASY and conservative "
-        "backfilling, as the paper says, but fewer points than its 10, and MRT's loss beside "
-        "them is smaller than 3-5 points (above); we have no measured reason for the sizes."
+        "backfilling, as the paper says, but not by its 10 points (fewer on the 5,000-job "
+        "subset, more on the first 1,000 jobs), and MRT's loss beside them is smaller than 3-5 "
+        "points (above); we have no measured reason for the sizes."
     ),
     "mixed-20": (
         "QoPS turns away the fewest jobs at s = 0.2, but at s = 0.5 MRT's EDF rebuild admits "
