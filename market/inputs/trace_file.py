@@ -1,6 +1,7 @@
 """A trace file's lines, read within bounds: plain or gzip (recognised by its magic bytes),
-decompressed as a stream that stops at :data:`~market.inputs.limits.MAX_TRACE_BYTES`, so a
-small compressed file that would expand to gigabytes (a gzip bomb) costs no more than the limit.
+decompressed as a stream that stops at :data:`~market.inputs.limits.MAX_TRACE_BYTES` or
+:data:`~market.inputs.limits.MAX_TRACE_LINES`, so a small compressed file that would expand to
+gigabytes (a gzip bomb), or to millions of tiny lines, costs no more than the limits.
 
 A file is refused, in one line naming it (and the line, where there is one), when it
 decompresses to more than that; when it holds a NUL byte (UTF-16 or binary, not SWF text); when
@@ -16,7 +17,7 @@ import gzip
 import zlib
 from pathlib import Path
 
-from market.inputs.limits import MAX_LINE_CHARS, MAX_TRACE_BYTES
+from market.inputs.limits import MAX_LINE_CHARS, MAX_TRACE_BYTES, MAX_TRACE_LINES
 
 CHUNK = 1 << 20  # bytes decompressed at a time
 
@@ -77,6 +78,11 @@ def _read_bytes(path: Path, limit: int) -> bytearray:
                         f"{path}:{line}: not an SWF text file (a NUL byte: UTF-16 or binary?)"
                     )
                 lines += chunk.count(b"\n")
+                if lines > MAX_TRACE_LINES:  # (each line becomes a string: ~50 bytes at least)
+                    raise SwfError(
+                        f"{path}: more than {MAX_TRACE_LINES:,} lines, the most a trace may hold "
+                        "(market.inputs.limits)"
+                    )
                 data += chunk
     except (OSError, EOFError, zlib.error) as exc:
         if compressed:

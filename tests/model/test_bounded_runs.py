@@ -5,7 +5,7 @@
 - A provider whose due job cannot start sleeps until something changes (an availability draw,
   an outage, processors returned, an arrival, a completion), instead of waking at every
   predicted end; a job its pool can essentially never hold is reported when it is committed,
-  naming the job's own pool.
+  naming the job's own pool, as is a stall.
 - A stretch where nothing happens costs two samples, however long; a trace's run whose pools
   would draw their availability too often over its length is refused before it starts.
 - EDF rejecting a job it had queued counts it as rejected in the market table too; a
@@ -142,6 +142,31 @@ def test_a_provider_of_several_pools_names_the_jobs_own_pool():
         model.run()
     assert "job 0 of s needs at least 8 processors, but b (over-booked by 40%) can never " in str(
         info.value
+    )
+
+
+def test_a_stall_of_a_provider_of_several_pools_names_the_jobs_own_pool():
+    # Job 0 fits only pool b (a has 4), which has room for 8 once in 161 hours on average: not
+    # never, but longer than this stall window; the stall names b and its odds, not a.
+    model = market(
+        {
+            "resource_providers": [
+                {"name": "a", "capacity": 4},
+                {"name": "b", "capacity": 10, "uncertainty": {"overbooking": 0.4, "sigma": 0.6}},
+            ],
+            "service_providers": [{"name": "s", "scheduler": "conservative",
+                                   "admission": "accept_all", "reshape": False,
+                                   "resource_providers": ["a", "b"]}],
+            "clients": [{"name": "c", "workload": {"jobs": 2, "shapes": [8], "mean_work": 0.001}}],
+        }
+    )  # fmt: skip
+    model.stall_after = 200.0
+    with pytest.raises(MarketStalled) as info:
+        model.run()
+    assert str(info.value) == (
+        "the market stalled at t=200.5: s has 2 jobs waiting (the narrowest needs 8 processors) "
+        "and b has 6 of its 10 processors available (over-booked by 40%, 0 lost in outages now; "
+        "job 0 needs 8, which a 1-hour period offers with probability 0.00621)"
     )
 
 

@@ -1,7 +1,7 @@
-"""Trace files read within bounds: a gzip bomb stops at the decompressed-size limit, a line of
-more than 18 fields is an error naming it (never read shifted), a very long line is refused
-before it is parsed, and a trace or a run of more jobs than the limits is refused before the
-jobs are built; each in one line."""
+"""Trace files read within bounds: a gzip bomb stops at the decompressed-size or the line-count
+limit, a line of more than 18 fields is an error naming it (never read shifted), a very long
+line is refused before it is parsed, and a trace or a run of more jobs than the limits is
+refused before the jobs are built; each in one line."""
 
 from __future__ import annotations
 
@@ -28,11 +28,11 @@ def _bomb(path, size: int, unit: bytes = RECORD) -> None:
 
 
 def test_a_gzip_bomb_stops_at_the_limit_quickly_and_in_bounded_memory(tmp_path):
-    # 300 MB of records packed into under 1 MB: reading stops once the 200 MB limit is passed,
-    # holding no more than the limit.
+    # 300 MB of records (padded to 200 bytes: fewer lines than their limit) packed into about
+    # 1 MB: reading stops once the 200 MB limit is passed, holding no more than the limit.
     path = tmp_path / "bomb.swf.gz"
-    _bomb(path, 300_000_000)
-    assert path.stat().st_size < 1_000_000
+    _bomb(path, 300_000_000, RECORD.rstrip().ljust(199) + b"\n")
+    assert path.stat().st_size < 2_000_000
     tracemalloc.start()
     began = time.process_time()
     try:
@@ -47,6 +47,24 @@ def test_a_gzip_bomb_stops_at_the_limit_quickly_and_in_bounded_memory(tmp_path):
         "(market.inputs.limits)"
     )
     assert peak < 1.2 * limits.MAX_TRACE_BYTES and time.process_time() - began < 10
+
+
+def test_a_bomb_of_tiny_lines_stops_at_the_line_limit_in_bounded_memory(tmp_path):
+    # 66 million two-byte comment lines in 190 KB: each line would become a string (3.4 GB, a
+    # MemoryError); reading stops once 2,000,000 lines are passed, a few megabytes in.
+    path = tmp_path / "lines.swf.gz"
+    _bomb(path, 200_000_000, b";\n")
+    tracemalloc.start()
+    try:
+        with pytest.raises(SwfError) as error:
+            read_swf(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert str(error.value) == (
+        f"{path}: more than 2,000,000 lines, the most a trace may hold (market.inputs.limits)"
+    )
+    assert peak < 20_000_000
 
 
 def test_a_bomb_of_nul_bytes_stops_at_the_first_chunk(tmp_path):
