@@ -42,14 +42,15 @@ def _decoded(path: Path, limit: int, encoding: str) -> list[str]:
     lines: list[str] = []
     decoder = codecs.getincrementaldecoder(encoding)()
     rest = ""  # the line being read
-    long_at, long_chars = 0, 0  # a line too long (its number): its length is only counted
+    long_at, long_chars, tail = 0, 0, ""  # a line too long (its number): only counted on
     for chunk in _chunks(path, limit):
         text = decoder.decode(chunk)
         if long_at:
             end = text.find("\n")
-            if end >= 0:
-                raise _too_long(path, long_at, long_chars + len(text[:end].removesuffix("\r")))
-            long_chars += len(text)
+            if end >= 0:  # (its \r\n may straddle two chunks)
+                cr = (text[:end] or tail).endswith("\r")
+                raise _too_long(path, long_at, long_chars + end - cr)
+            long_chars, tail = long_chars + len(text), text[-1:] or tail
             continue
         parts = (rest + text).split("\n")
         rest = parts.pop()
@@ -59,7 +60,7 @@ def _decoded(path: Path, limit: int, encoding: str) -> list[str]:
             raise _too_long(path, len(lines) + k + 1, len(parts[k]))
         lines += parts
         if len(rest) > MAX_LINE_CHARS:
-            long_at, long_chars, rest = len(lines) + 1, len(rest), ""
+            long_at, long_chars, tail, rest = len(lines) + 1, len(rest), rest[-1], ""
     last = rest + decoder.decode(b"", final=True)
     if long_at or len(last) > MAX_LINE_CHARS:
         raise _too_long(path, long_at or len(lines) + 1, long_chars + len(last))

@@ -75,6 +75,22 @@ def test_a_bomb_of_nul_bytes_stops_at_the_first_chunk(tmp_path):
         read_lines(path)
 
 
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 20])
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1"])
+def test_lines_decoded_as_they_stream_in_are_the_files_lines(tmp_path, monkeypatch, chunk,
+                                                             encoding):  # fmt: skip
+    # Chunk ends split a \r\n, a two-byte character and a long line: the lines are those of
+    # the whole text, decoded as UTF-8, or as Latin-1 when it is not UTF-8.
+    monkeypatch.setattr("market.inputs.trace_file.CHUNK", chunk)
+    text = "; Computer: Café\r\n; Note: a\rb\n\n" + RECORD.decode() * 3 + "; end\r\n"
+    path = tmp_path / "t.swf"
+    path.write_bytes(text.encode(encoding))
+    assert read_lines(path) == text.replace("\r\n", "\n").split("\n")
+    path.write_bytes(b"1 " * 3000 + b"\r\n" + RECORD)
+    with pytest.raises(SwfError, match=r"t.swf:1: a line of 6,000 characters, more than the"):
+        read_lines(path)
+
+
 def test_the_limit_counts_plain_files_too(tmp_path):
     path = tmp_path / "t.swf"
     path.write_bytes(RECORD * 100)
