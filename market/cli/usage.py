@@ -9,7 +9,7 @@ import re
 
 SHOWN = 40  # characters of a bad value quoted back
 
-_QUOTED = re.compile(r"'([^']{%d})([^']+)'" % SHOWN)
+_QUOTED = re.compile(rf"'([^']{{{SHOWN}}})([^']+)'")
 
 
 def _cut(match: re.Match) -> str:
