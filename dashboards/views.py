@@ -93,10 +93,10 @@ def display_stride(lines: list[Line]) -> int:
 
 
 def timeseries_figure(
-    graph: str, lines: list[Line], revision: Any = None, stride: int = 1
+    graph: str, lines: list[Line], revision: Any = None, stride: int = 1, rate_from: float = 0.0
 ) -> dict[str, Any]:
     """The whole figure of ``graph`` (a key of :data:`GRAPHS`): every ``stride``-th point so far
-    of every line."""
+    of every line; the profit rate's title says from when it is drawn (``rate_from``, h)."""
     metrics = GRAPHS[graph]
     columns = len(metrics)
     gap = 0.06
@@ -135,6 +135,12 @@ def timeseries_figure(
             layout[f"yaxis{suffix}"]["tickformat"] = fmt
         if columns == 1:
             layout["title"] = {"text": f"<b>{title}</b>", "x": 0.01, "y": 0.97}
+    if graph == "rate" and rate_from > 0:  # an empty chart at first: say why
+        layout["title"]["text"] += (
+            f"<br><sup>profit so far over the time elapsed, drawn from t = {rate_from:g} h on "
+            "(earlier, a few lumps of payment over a short time would swamp it)</sup>"
+        )
+        layout["margin"]["t"] = 50
     return {"data": data, "layout": layout}
 
 

@@ -9,6 +9,7 @@ import math
 import pytest
 
 from dashboards.gantt import gantt_figure
+from dashboards.live_update import graph_outputs
 from dashboards.session import Session, rate_warmup
 from dashboards.setup import Setup
 from dashboards.views import monitor_columns, monitors_view, timeseries_figure
@@ -54,6 +55,10 @@ def test_the_profit_rate_starts_after_the_warm_up():
     assert early and all(math.isnan(v) for v in early)  # not drawn: a gap
     assert late and all(math.isfinite(v) for v in late)
     assert all(math.isfinite(v) for v in line.values["profit"])  # the rest is drawn from t = 0
+    # the chart, empty over the first hours, says from when its lines start
+    title = graph_outputs(session, None, ["rate"], 1)["rate-figure"]["layout"]["title"]["text"]
+    assert "drawn from t = 8.5 h on" in title
+    assert "drawn from" not in timeseries_figure("rate", [])["layout"]["title"]["text"]
 
 
 def test_monitor_states_follow_the_session_and_finished_runs_keep_their_utilization():
