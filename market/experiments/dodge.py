@@ -2,7 +2,8 @@
 
 On a numeric axis each policy is moved by its own offset (:func:`offsets`), the same in every
 panel: its place among the figure's policies, the offsets together spanning :data:`SPREAD` of
-the smallest gap between two x values (in log10 x on a log axis, where the move is a factor).
+the smallest gap between two x values but at most :data:`REACH` of the x range (in log10 x on a
+log axis, where the move is a factor), so that a point stays by its tick.
 The hover text keeps the true x. On a categorical axis Plotly groups the points itself
 (``scattermode="group"``). Nothing moves where no x has two policies.
 """
@@ -13,6 +14,8 @@ import numpy as np
 
 #: The share of the smallest gap between two x values that the offsets span together.
 SPREAD = 0.3
+#: The share of the x range (smallest to largest x) that the offsets span together at most.
+REACH = 0.06
 
 
 def crowded(data, x: str, facet: str | None = None) -> bool:
@@ -34,7 +37,10 @@ def offsets(policies: list[str], xs, log: bool = False) -> dict[str, float]:
     gaps = np.diff(values)
     single = 1.0 if log else (abs(float(values[0])) or 1.0)  # one point: a decade, its size
     gap = float(gaps.min()) if len(gaps) else single
-    step = SPREAD * gap / (len(policies) - 1)
+    width = SPREAD * gap
+    if len(gaps):
+        width = min(width, REACH * float(values[-1] - values[0]))
+    step = width / (len(policies) - 1)
     middle = (len(policies) - 1) / 2
     return {p: (i - middle) * step for i, p in enumerate(policies)}
 

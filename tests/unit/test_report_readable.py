@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from market.cli.main import main
-from market.experiments.dodge import SPREAD, offsets
+from market.experiments.dodge import REACH, SPREAD, offsets
 from market.experiments.report import make_report, summarize
 from market.experiments.report_figures import figure
 
@@ -73,7 +73,7 @@ def test_two_policies_at_one_x_are_dodged_with_their_own_intervals(tmp_path):
     assert path.name == "profit-vs-mean_interarrival.html"
     traces, layout = plotted(path)
     by_name = {t["name"]: t for t in traces}
-    half = SPREAD * 1.0 / 2  # the points are 1 apart; two policies: -half and +half
+    half = REACH * 2.0 / 2  # 1 apart, 1 to 3: REACH of the range (under SPREAD of a gap)
     assert by_name["A"]["x"] == pytest.approx([x - half for x in POINTS])
     assert by_name["B"]["x"] == pytest.approx([x + half for x in POINTS])
     for trace in traces:  # the hover shows the true x, from the last customdata column
@@ -124,9 +124,11 @@ def test_a_point_with_one_run_among_others_has_no_bar_there():
 
 
 def test_log_axes_dodge_by_a_factor_and_categories_group():
-    moves = offsets(["A", "B", "C"], [0.1, 0.2, 0.4, 0.8], log=True)
-    step = SPREAD * math.log10(2) / 2
+    moves = offsets(["A", "B", "C"], [0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4], log=True)
+    step = SPREAD * math.log10(2) / 2  # under REACH of the range: 6 doublings
     assert moves == pytest.approx({"A": -step, "B": 0.0, "C": step})
+    moves = offsets(["A", "B"], [0.1, 0.3, 1.0], log=True)
+    assert moves == pytest.approx({"A": -REACH / 2, "B": REACH / 2})  # a decade: REACH of it
     frame = pd.DataFrame({"mode": ["x", "y"] * 4, "policy": ["A"] * 4 + ["B"] * 4,
                           "variant": ["A"] * 4 + ["B"] * 4, "provider": ["sp"] * 8,
                           "profit": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]})  # fmt: skip
