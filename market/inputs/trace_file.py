@@ -17,6 +17,7 @@ import zlib
 from pathlib import Path
 
 from market.inputs.limits import MAX_LINE_CHARS, MAX_TRACE_BYTES
+from market.inputs.os_errors import reason
 
 CHUNK = 1 << 20  # bytes decompressed at a time
 
@@ -54,7 +55,7 @@ def _read_bytes(path: Path, limit: int) -> bytearray:
     except FileNotFoundError:
         raise SwfError(f"{path}: no such trace file") from None
     except (OSError, ValueError) as exc:  # (a NUL byte in the name is a ValueError)
-        raise SwfError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+        raise SwfError(f"{path}: cannot read ({reason(exc)})") from None
     data = bytearray()
     lines = 1  # the line the next byte is on
     compressed = False
@@ -81,5 +82,5 @@ def _read_bytes(path: Path, limit: int) -> bytearray:
     except (OSError, EOFError, zlib.error) as exc:
         if compressed:
             raise SwfError(f"{path}: not a valid gzip file ({exc})") from None
-        raise SwfError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+        raise SwfError(f"{path}: cannot read ({reason(exc)})") from None
     return data
