@@ -16,10 +16,10 @@ import numpy as np
 
 from agents.policies import varq
 from dashboards.figures import colour_of, empty_note, figure, series
-from dashboards.page import SCENARIOS, Page
+from dashboards.page import SCENARIOS
 from dashboards.session import Session
 from dashboards.setup import AS_WRITTEN, Setup
-from dashboards.view_page import ViewPage, layout, register
+from dashboards.view_page import view_page
 from market.sim.model import GridMarket
 
 DEFAULT = SCENARIOS / "varq" / "table4.yaml"
@@ -172,23 +172,21 @@ def _body() -> list:
     return [dcc.Graph(id=g) for g in GRAPHS]
 
 
-PAGE = Page(
-    key="varq",
-    path="/varq",
-    name="VARQ",
-    default=DEFAULT,
-    layout=lambda state: layout(VIEW, state),
-    register=lambda app, state: register(VIEW, app, state),
-    defaults=DEFAULTS,
-    suits=suits,
-    speed=24.0,
-    factory=VarqSession,
-    policies=first_variant,
-)
-VIEW = ViewPage(
-    page=PAGE,
+VIEW = view_page(
+    dict(
+        key="varq",
+        path="/varq",
+        name="VARQ",
+        default=DEFAULT,
+        defaults=DEFAULTS,
+        suits=suits,
+        speed=24.0,
+        factory=VarqSession,
+        policies=first_variant,
+    ),
     title="VARQ: probability trajectories, predicted vs observed success, the site's queue",
     body=_body,
     outputs=tuple((g, "figure") for g in GRAPHS),
     draw=draw,
 )
+PAGE = VIEW.page
