@@ -78,20 +78,27 @@ def trajectory_figure(model: GridMarket) -> dict[str, Any]:
     if deadline <= asked:
         return empty_note(fig, "the latest request's deadline has passed")
     times, probs = varq.trajectory(user.site.predictor, nodes, walltime, asked, deadline, user.step)
-    name = f"{nodes} nodes x {walltime:.2f} h"
+    name = f"{nodes} node{'s' if nodes != 1 else ''} × {walltime:.2f} h"
     fig["data"].append(series(name, times, probs, line_colour=colour_of(0)))
-    shapes = [_line("y", user.required, "paper")]
+    shapes = [_line("y", user.required, "paper", f"required {user.required:g}")]
     if plan is not None:
-        shapes.append(_line("x", plan.submit_at, "paper"))
+        shapes.append(_line("x", plan.submit_at, "paper", f"submit at {plan.submit_at:.2f} h"))
     fig["layout"]["shapes"] = shapes
     return fig
 
 
-def _line(axis: str, at: float, across: str) -> dict[str, Any]:
-    """A dotted line at ``at`` on ``axis`` (``y``: horizontal) across the plot."""
-    line = {"type": "line", "line": {"color": "#444", "dash": "dot", "width": 1}}
-    if axis == "y":
+def _line(axis: str, at: float, across: str, text: str = "") -> dict[str, Any]:
+    """A dotted line at ``at`` on ``axis`` (``y``: horizontal) across the plot, labelled
+    ``text`` (a horizontal line at its left end, a vertical one at its top, to its left)."""
+    font = {"size": 11, "color": "#444"}
+    line = {
+        "type": "line",
+        "line": {"color": "#444", "dash": "dot", "width": 1},
+        "label": {"text": text, "textposition": "start", "font": font},
+    }
+    if axis == "y":  # its label at the left, over the line
         return line | {"xref": across, "x0": 0, "x1": 1, "yref": "y", "y0": at, "y1": at}
+    line["label"] |= {"textposition": "end", "textangle": 0, "xanchor": "right", "yanchor": "top"}
     return line | {"yref": across, "y0": 0, "y1": 1, "xref": "x", "x0": at, "x1": at}
 
 
