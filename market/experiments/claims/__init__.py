@@ -1,6 +1,6 @@
 """The headline claims of the five papers, one declarative list per paper (:mod:`.claim` says
 what a claim holds). ``gridmarket reproduce PAPER`` runs and judges them; the paper tests
-(``tests/model/test_*_paper.py``) and the docs' results pages read the same lists. The claim
+(``tests/model/test_paper_claims.py``) and the docs' results pages read the same lists. The claim
 types are imported on first use, so that the command line's parser needs none of them."""
 
 from __future__ import annotations
@@ -26,5 +26,6 @@ def paper(key: str) -> Paper:
 
 def __getattr__(name: str) -> Any:
     if name in __all__:  # the claim types (market.experiments.claims.claim)
+        # (lazy module: the claim types import on first use)
         return getattr(importlib.import_module("market.experiments.claims.claim"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
