@@ -91,7 +91,10 @@ class ServiceProviderAgent(Provider):
     @property
     def waiting(self) -> bool:
         """Whether admitted jobs wait to start (on any pool)."""
-        return any(planner.queue for planner in self.planners)
+        for planner in self.planners:  # noqa: SIM110  (a loop: asked after every end)
+            if planner.queue:
+                return True
+        return False
 
     @property
     def idle(self) -> bool:
@@ -156,25 +159,23 @@ class ServiceProviderAgent(Provider):
         self._dispatch_event = None
         self._blocked = []
         now = self.model.clock.now
-        plans = [
-            plan
-            for planner, pool in zip(self.planners, self.pools, strict=True)
-            if (plan := self._dispatch_pool(planner, pool, now)) is not None
-        ]
+        plans, wake = [], None
+        for planner, pool in zip(self.planners, self.pools, strict=True):
+            plan = self._dispatch_pool(planner, pool, now)
+            if plan is not None:
+                plans.append(plan)
+                # A plan with a due job that could not start wakes nobody: it, and the jobs
+                # planned after it, wait for something to change (a draw, an outage, processors
+                # returned, an arrival, a completion: each runs the scheduler again), never
+                # waking in between to plan the same (which would spin through a long stall).
+                if self._blocked and any(plan is blocked for blocked in self._blocked):
+                    continue
+                at = plan.next_start(now)
+                if at is not None and (wake is None or at < wake):
+                    wake = at
         if plans:
             self._plans = plans
-        wake = min((w for p in plans if (w := self._next_start(p, now)) is not None), default=None)
         self._set_wake(wake, now)
-
-    def _next_start(self, plan: Plan, now: float) -> float | None:
-        """When ``plan`` starts its next job (None: no wake-up). None too when a job it had due
-        now could not start: it, and the jobs planned after it, wait for something to change
-        (an availability draw or an outage, processors returned to the pool, an arrival, a
-        completion: each runs the scheduler again), never waking in between to plan the same
-        (which, each predicted end apart, would spin through a long stall)."""
-        if any(plan is blocked for blocked in self._blocked):
-            return None
-        return plan.next_start(now)
 
     def _dispatch_pool(
         self, planner: Planner, pool: ResourceProviderAgent, now: float
@@ -187,7 +188,7 @@ class ServiceProviderAgent(Provider):
             if self.start(placement, pool, now):
                 planner.started(placement.job)
             elif not self._blocked or self._blocked[-1] is not plan:
-                self._blocked.append(plan)  # (see _next_start)
+                self._blocked.append(plan)  # (see dispatch)
         if planner.scheduler.compresses:
             planner.compress(plan)
         if planner.risk is not None:  # processors free now carry no risk (§3.5)

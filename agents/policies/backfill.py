@@ -70,15 +70,17 @@ class EASY(Scheduler):
     ) -> Plan:
         profile = ctx.capacity.copy()
         now, price = ctx.now, ctx.price
-        pinned_shape = ctx.pins(pinned).get
+        pinned_shape = (ctx.pins(pinned) if pinned else ctx.shapes).get
         placements: list[Placement] = []
         unplaced: list[Job] = []
         free_now, free_ever = profile.free_at(now), profile.free_at(math.inf)
         jobs = iter(queue)
         # 1-2. Jobs start now in queue order while they fit; the first that does not is the head.
+        # (rigid_shape and Job.predicted_runtime inlined, the same arithmetic: the hot loop)
         for job in jobs:
-            n = pinned_shape(job.id) or job.shapes[-1]  # rigid_shape, inlined: the hot loop
-            runtime = job.predicted_runtime(n)
+            n = pinned_shape(job.id) or job.shapes[-1]
+            beta = job.serial_fraction
+            runtime = job.planned_work * (beta + (1.0 - beta) / n)
             start = profile.reserve_earliest(n, runtime, now)  # now, or the head's reservation
             if start == math.inf:
                 unplaced.append(job)  # more than the profile will ever have free
@@ -95,7 +97,8 @@ class EASY(Scheduler):
             if shapes[0] <= free_now:
                 n = pinned_shape(job.id) or shapes[-1]
                 if n <= free_now:
-                    runtime = job.predicted_runtime(n)
+                    beta = job.serial_fraction
+                    runtime = job.planned_work * (beta + (1.0 - beta) / n)
                     if profile.reserve_at(now, runtime, n):
                         placements.append(placement(job, n, now, now + runtime, price))
                         free_now -= n
