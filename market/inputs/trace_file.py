@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from market.inputs.limits import MAX_LINE_CHARS, MAX_TRACE_BYTES
@@ -49,13 +50,22 @@ def read_lines(path: Path, limit: int = MAX_TRACE_BYTES) -> list[str]:
 
 def _read_bytes(path: Path, limit: int) -> bytearray:
     """The file's bytes, decompressed if it is gzip, at most ``limit`` of them (else an error)."""
+    data = bytearray()
+    for chunk in read_chunks(path, limit):
+        data += chunk
+    return data
+
+
+def read_chunks(path: Path, limit: int = MAX_TRACE_BYTES) -> Iterator[bytes]:
+    """The file's bytes, decompressed if it is gzip, a chunk at a time, at most ``limit`` of
+    them: an error (the module docstring's) is raised when the reading comes to it."""
     try:
         handle = open(path, "rb")  # noqa: SIM115 (closed below, whatever happens)
     except FileNotFoundError:
         raise SwfError(f"{path}: no such trace file") from None
     except (OSError, ValueError) as exc:  # (a NUL byte in the name is a ValueError)
         raise SwfError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
-    data = bytearray()
+    size = 0
     lines = 1  # the line the next byte is on
     compressed = False
     try:
@@ -64,7 +74,8 @@ def _read_bytes(path: Path, limit: int) -> bytearray:
             handle.seek(0)
             stream = gzip.GzipFile(fileobj=handle) if compressed else handle
             while chunk := stream.read(CHUNK):
-                if len(data) + len(chunk) > limit:
+                size += len(chunk)
+                if size > limit:
                     grown = " once decompressed" if compressed else ""
                     raise SwfError(
                         f"{path}: more than {limit:,} bytes{grown}, the most a trace may hold "
@@ -77,9 +88,8 @@ def _read_bytes(path: Path, limit: int) -> bytearray:
                         f"{path}:{line}: not an SWF text file (a NUL byte: UTF-16 or binary?)"
                     )
                 lines += chunk.count(b"\n")
-                data += chunk
+                yield chunk
     except (OSError, EOFError, zlib.error) as exc:
         if compressed:
             raise SwfError(f"{path}: not a valid gzip file ({exc})") from None
         raise SwfError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
-    return data
