@@ -22,6 +22,8 @@ from agents.policies.list_scheduling import place
 from agents.policies.registry import register_scheduler
 from market.core.jobs import Job
 
+_new_tuple = tuple.__new__  # (a Placement without the keyword handling of its constructor)
+
 
 def rigid_shape(job: Job, pinned: Mapping[int, int] | None = None) -> int:
     """The one shape these schedulers run ``job`` on: a pinned one, else its widest."""
@@ -85,12 +87,14 @@ class EASY(Scheduler):
             if start == math.inf:
                 unplaced.append(job)  # more than the profile will ever have free
                 continue
-            placements.append(placement(job, n, start, start + runtime, price))
+            end = start + runtime  # (placement(), inlined: the hot loop)
+            value, rent = job.utility(end), price.cost(n, start, end)
+            placements.append(_new_tuple(Placement, (job, n, start, end, value, rent)))
             if start > now:
                 break
             free_now -= n
         # 3. Every later job starts now if it fits now around the head's reservation, or waits.
-        for job in jobs:
+        for job in jobs if free_now > 0 else ():
             shapes = job.shapes
             # A quick test first, as most of a long queue waits: a pinned shape is one of the
             # job's shapes, so if its narrowest does not fit now, none does.
@@ -100,11 +104,21 @@ class EASY(Scheduler):
                     beta = job.serial_fraction
                     runtime = job.planned_work * (beta + (1.0 - beta) / n)
                     if profile.reserve_at(now, runtime, n):
-                        placements.append(placement(job, n, now, now + runtime, price))
+                        end = now + runtime
+                        value, rent = job.utility(end), price.cost(n, now, end)
+                        placements.append(_new_tuple(Placement, (job, n, now, end, value, rent)))
                         free_now -= n
+                        if free_now <= 0:
+                            break  # (nothing later fits now: the rest below)
                     continue
             if shapes[-1] > free_ever and (pinned_shape(job.id) or shapes[-1]) > free_ever:
                 unplaced.append(job)  # more than the profile will ever have free
+        # Once nothing fits now, only the jobs wider than the profile ever has leave the plan.
+        unplaced += [
+            job
+            for job in jobs
+            if job.shapes[-1] > free_ever and (pinned_shape(job.id) or job.shapes[-1]) > free_ever
+        ]
         return Plan(now, placements, unplaced)
 
 
