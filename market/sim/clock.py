@@ -173,8 +173,14 @@ class Clock:
     def at_end_of_instant(self, callback: Callable[[], Any]) -> Event | None:
         """Run ``callback`` after everything else scheduled at this instant: at once if nothing
         else is (returns None), else in a low-priority event at this instant (returned)."""
-        now = self.now
-        if self._over(now):
+        model = self.model
+        if self._builds and self._reads_time:  # (``now`` and ``_over``, inlined: a hot path)
+            now, events = model._time, self._event_list._events
+            over = not events or (events[0].time > now and not events[0]._canceled)
+        else:
+            now = self.now
+            over = self._over(now)
+        if over:
             self.at_once += 1
             callback()
             return None
