@@ -36,4 +36,4 @@ def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'market' has no attribute {name!r}")
     module, attribute = _EXPORTS[name]
-    return getattr(import_module(module), attribute)
+    return getattr(import_module(module), attribute)  # (lazy module: imports on first use)

@@ -233,3 +233,8 @@ class Admission(ABC):
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, scheduler: Scheduler
     ) -> Decision:
         """Admit ``job`` or not, given the accepted-but-waiting ``queue`` and the context."""
+
+    def parameters(self) -> dict[str, float]:
+        """Its adaptive parameters now, by name, as a run's time series samples them (VQoPS:
+        ``oc_factor``; DVQoPS: also ``rollback_window``); none by default."""
+        return {}

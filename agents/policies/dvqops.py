@@ -110,8 +110,11 @@ class DVQoPS(Admission):
         self._memo.clear()  # what-ifs are shared only within this decision
         self.history.append(job)
         decision = self.vqops.decide_with(job, queue, ctx, self.oc_factor)
-        decision.params = {"oc_factor": self.oc_factor, "rollback_window": self.window}
+        decision.params = self.parameters()
         return decision
+
+    def parameters(self) -> dict[str, float]:
+        return {"oc_factor": self.oc_factor, "rollback_window": self.window}
 
     # -- the choices (Figure 4b, 4c) -----------------------------------------------------------
     def choose_oc_factor(

@@ -42,6 +42,10 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(f"{type(exc).__name__}: {exc}".split())
 
 
+#: What a missing attribute reads as (a user's attribute may be None).
+_MISSING = object()
+
+
 def _import(kind: str, reference: str, target: str) -> object:
     """The object ``target`` (``module:attr.attr``) names."""
     module_name, _, attrs = target.partition(":")
@@ -64,13 +68,12 @@ def _import(kind: str, reference: str, target: str) -> object:
         raise PolicyReferenceError(
             f"{kind} {reference!r}: importing {module_name} failed: {_one_line(exc)}"
         ) from None
+    owner = module_name
     for attr in attrs.split("."):
-        if not hasattr(obj, attr):
-            raise PolicyReferenceError(
-                f"{kind} {reference!r}: {getattr(obj, '__name__', module_name)} has no "
-                f"attribute {attr!r}"
-            )
-        obj = getattr(obj, attr)
+        found = getattr(obj, attr, _MISSING)  # (the user's module:Class, named at run time)
+        if found is _MISSING:
+            raise PolicyReferenceError(f"{kind} {reference!r}: {owner} has no attribute {attr!r}")
+        obj, owner = found, attr
     return obj
 
 

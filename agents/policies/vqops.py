@@ -109,6 +109,9 @@ class VQoPS(Admission):
     ) -> Decision:
         return self.decide_with(job, queue, ctx, self.oc_factor)
 
+    def parameters(self) -> dict[str, float]:
+        return {"oc_factor": self.oc_factor}
+
     def decide_with(
         self, job: Job, queue: Sequence[Job], ctx: PlanContext, oc_factor: float
     ) -> Decision:

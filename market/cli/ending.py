@@ -2,8 +2,8 @@
 status 2) rather than as a traceback, and ending the process at once after a run.
 
 Each command imports what it runs when it runs (so that ``--version`` and ``--help`` need
-neither Mesa nor pandas), so the error classes are looked up by the module that defines them,
-among the modules loaded: a module not imported cannot have raised its error.
+neither Mesa nor pandas), so the error classes are named by the module that defines them and
+their name, and an error (or any of its base classes) is matched by its own module and name.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ ONE_LINE_ERRORS = (
     ("market.core.errors", "ScenarioError"),
     ("market.experiments.executors", "BatchError"),
     ("market.experiments.report", "ReportError"),
-    ("market.inputs.swf", "SwfError"),
+    ("market.inputs.trace_file", "SwfError"),
     ("market.core.qbets", "QbetsError"),
     ("market.sim.model", "MarketStalled"),
 )
@@ -26,11 +26,7 @@ ONE_LINE_ERRORS = (
 
 def one_line_error(exc: BaseException) -> bool:
     """Whether ``exc`` is bad input reported as one line, not a bug."""
-    return any(
-        isinstance(exc, getattr(sys.modules[module], name))
-        for module, name in ONE_LINE_ERRORS
-        if module in sys.modules
-    )
+    return any((cls.__module__, cls.__qualname__) in ONE_LINE_ERRORS for cls in type(exc).__mro__)
 
 
 def exit_now(code: int) -> NoReturn:

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from market.sim.model import GridMarket
 
 
 def on_terminal() -> bool:
@@ -35,7 +38,7 @@ class RunProgress:
         self.enabled = on_terminal() if enabled is None else enabled
         self.delay = delay
         self.console = console
-        self._model: Any = None
+        self._model: GridMarket | None = None
         self._label = ""
         self._done = 0
         self._stop = threading.Event()
@@ -59,7 +62,7 @@ class RunProgress:
             self._done += 1
         self._label, self._model = label, None
 
-    def watch(self, model: Any) -> None:
+    def watch(self, model: GridMarket) -> None:
         """The model of the current run, built (its clock and arrivals are shown)."""
         self._model = model
 
@@ -67,9 +70,7 @@ class RunProgress:
         model = self._model
         if model is None:
             return "reading its workload" if self._label else ""
-        time = getattr(model, "time", 0.0)
-        arrivals = getattr(model, "arrivals", 0)
-        return f"t = {time:,.1f} h, {arrivals:,} jobs submitted"
+        return f"t = {model.time:,.1f} h, {model.arrivals:,} jobs submitted"
 
     def _show(self) -> None:
         from rich.console import Console

@@ -92,9 +92,10 @@ def run_command(args: argparse.Namespace, out=None) -> int:
 def json_records(frame: pd.DataFrame) -> list[dict]:
     """The rows of ``frame`` as JSON-ready dicts, every float exact (Python's shortest repr
     reads back as the same double), NaN and infinities as None, numpy scalars as Python's."""
+    import numpy as np
 
     def plain(value):
-        value = value.item() if hasattr(value, "item") else value
+        value = value.item() if isinstance(value, np.generic) else value
         if isinstance(value, float) and not math.isfinite(value):
             return None
         return value

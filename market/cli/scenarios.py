@@ -15,7 +15,7 @@ import argparse
 import json
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TextIO
 
 
 @dataclass(frozen=True)
@@ -143,10 +143,11 @@ def run(args: argparse.Namespace, out=None) -> int:
     return 0
 
 
-def _print_table(entries: list[ScenarioEntry], out) -> None:
+def _print_table(entries: list[ScenarioEntry], out: TextIO) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from market.cli.formatting import console_width
     from market.inputs.traces import ARCHIVE_URL, TRACES_ENV, trace_dirs
 
     table = Table(box=None, pad_edge=False, header_style="bold")
@@ -156,7 +157,7 @@ def _print_table(entries: list[ScenarioEntry], out) -> None:
     for e in entries:
         marks = [f"{t} ({'missing' if t in e.missing else 'found'})" for t in e.traces]
         table.add_row(e.name, e.description, "\n".join(marks) or "-")
-    console = Console(file=out, width=None if getattr(out, "isatty", lambda: False)() else 120)
+    console = Console(file=out, width=console_width(out, 120))
     console.print(table)
     missing = sorted({t for e in entries for t in e.missing})
     if missing:

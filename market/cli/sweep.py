@@ -9,7 +9,7 @@ import signal
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from market.cli.usage import UsageError
 
@@ -156,14 +156,14 @@ def report_command_line(args: argparse.Namespace) -> str:
     return shlex.join(words)
 
 
-def print_risk(table: pd.DataFrame, out) -> None:
+def print_risk(table: pd.DataFrame, out: TextIO) -> None:
     """The risk table of a sweep (:mod:`market.experiments.replication_risk`): per point and
     policy, each money
     outcome's mean +- 95 % CI, 5 % quantile, CVaR at 5 % and P(loss)."""
     from rich.console import Console
     from rich.table import Table
 
-    from market.cli.formatting import cell
+    from market.cli.formatting import cell, console_width
 
     keys = list(table.columns[: list(table.columns).index("outcome")])
     if "provider" in keys and table["provider"].nunique() == 1:
@@ -182,5 +182,4 @@ def print_risk(table: pd.DataFrame, out) -> None:
             *(cell(record[k]) for k in ("mean", "ci95", "q05", "cvar05")),
             cell(100.0 * record["p_loss"], 0),
         )
-    width = None if getattr(out, "isatty", lambda: False)() else 200
-    Console(file=out, width=width).print(shown)
+    Console(file=out, width=console_width(out, 200)).print(shown)

@@ -15,7 +15,7 @@ import math
 import os
 import shutil
 import textwrap
-from typing import Any
+from typing import TextIO
 
 import numpy as np
 import pandas as pd
@@ -85,7 +85,7 @@ def run_records(summary: pd.DataFrame, sites: pd.DataFrame) -> pd.DataFrame:
     return frame[["table", *[c for c in frame if c != "table"]]]
 
 
-def terminal_width(out: Any) -> int | None:
+def terminal_width(out: TextIO) -> int | None:
     """The width to fit: ``COLUMNS`` if set, else the terminal's, None in a pipe."""
     try:
         columns = int(os.environ.get("COLUMNS", ""))
@@ -93,7 +93,7 @@ def terminal_width(out: Any) -> int | None:
         columns = 0
     if columns > 0:
         return columns
-    if getattr(out, "isatty", lambda: False)():
+    if out.isatty():
         return shutil.get_terminal_size().columns
     return None
 
@@ -103,7 +103,7 @@ def print_run_tables(
     sites: pd.DataFrame,
     market: pd.DataFrame,
     name: str,
-    out: Any,
+    out: TextIO,
     chosen: list[str] | None = None,
 ) -> None:
     """The provider table of ``summary``, the site table of ``sites`` and, where it says more,
@@ -170,7 +170,7 @@ def print_table(
     frame: pd.DataFrame,
     columns: dict[str, str],
     title: str,
-    out: Any,
+    out: TextIO,
     width: int | None = None,
     chosen: list[str] | None = None,
     blank: bool = False,

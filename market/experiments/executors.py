@@ -68,7 +68,7 @@ def execute_run(spec: RunSpec) -> RunOutcome:
 
 def default_workers() -> int:
     """The cores this process may use."""
-    if hasattr(os, "sched_getaffinity"):
+    if hasattr(os, "sched_getaffinity"):  # (OS feature: Linux has it, macOS and Windows not)
         return max(1, len(os.sched_getaffinity(0)))
     return os.cpu_count() or 1
 
@@ -191,6 +191,7 @@ class LocalProcesses(Executor):
             clean = True
         finally:
             if not clean:  # interrupted or failed: do not wait for the runs in flight
+                # (CPython internals: a process pool has no public way to stop its workers)
                 for process in list((getattr(pool, "_processes", None) or {}).values()):
                     with contextlib.suppress(Exception):
                         process.terminate()

@@ -205,7 +205,7 @@ def print_table(report: Reproduction, out) -> None:
             f"[{style}]{row.verdict}[/]",
             row.reason,
         )
-    width = None if getattr(out, "isatty", lambda: False)() else 200
+    width = None if out.isatty() else 200
     Console(file=out, width=width).print(table)
 
 

@@ -23,7 +23,7 @@ from market.core.errors import ScenarioError
 from market.core.rent import PriceSchedule
 from market.inputs import limits
 from market.inputs.paths import PathError, set_path
-from market.inputs.scenario_checks import CROSS_FIELD_CHECKS, paired_scheduler
+from market.inputs.scenario_checks import CROSS_FIELD_CHECKS, admission_scheduler
 from market.inputs.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
 from market.inputs.site_spec import BatchSiteSpec
 from market.inputs.sweep_spec import SweepSpec
@@ -53,6 +53,16 @@ class PolicySpec(BaseModel):
         if not self.params:
             return self.name
         return f"{self.name}({', '.join(f'{k}={v}' for k, v in sorted(self.params.items()))})"
+
+
+def paired_scheduler(admission: Any) -> str | None:
+    """The scheduler an admission policy as a scenario gives it (a name, ``{name: ...}`` or a
+    :class:`PolicySpec`; anything else names none) keeps its promises with, or None."""
+    if isinstance(admission, PolicySpec):
+        name = admission.name
+    else:
+        name = admission.get("name") if isinstance(admission, dict) else admission
+    return admission_scheduler(name) if isinstance(name, str) else None
 
 
 class UncertaintySpec(BaseModel):

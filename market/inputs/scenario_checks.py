@@ -9,7 +9,7 @@ A new rule is one function here and one entry in the tuple.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from market.inputs import limits
 
@@ -36,8 +36,14 @@ def finite_numbers(s: Scenario) -> None:
 def unique_names(s: Scenario) -> None:
     """One ledger account per name: names are unique across every kind of agent."""
     owners: dict[str, str] = {}
-    for kind in ("resource_providers", "service_providers", "clients", "batch_sites"):
-        for i, item in enumerate(getattr(s, kind)):
+    kinds = {
+        "resource_providers": s.resource_providers,
+        "service_providers": s.service_providers,
+        "clients": s.clients,
+        "batch_sites": s.batch_sites,
+    }
+    for kind, items in kinds.items():
+        for i, item in enumerate(items):
             where = f"{kind}.{i}"
             if item.name in owners:
                 raise ValueError(
@@ -100,15 +106,13 @@ def clusters_own_their_pool(s: Scenario) -> None:
             )
 
 
-def paired_scheduler(admission: Any) -> str | None:
-    """The scheduler an admission policy (a name, ``{name: ...}`` or a policy spec) keeps its
-    promises with (``Admission.scheduler``: ``conservative`` for the QoPS family), or None."""
+def admission_scheduler(name: str) -> str | None:
+    """The scheduler the admission policy registered as ``name`` keeps its promises with
+    (``Admission.scheduler``: ``conservative`` for the QoPS family), or None."""
     from agents.policies import ADMISSIONS
 
-    name = admission.get("name") if isinstance(admission, dict) else admission
-    name = getattr(name, "name", name)
-    policy = ADMISSIONS.get(name) if isinstance(name, str) else None
-    return getattr(policy, "scheduler", None)
+    policy = ADMISSIONS.get(name)
+    return policy.scheduler if policy is not None else None
 
 
 def guarantees_have_their_scheduler(s: Scenario) -> None:
@@ -116,7 +120,7 @@ def guarantees_have_their_scheduler(s: Scenario) -> None:
     every deadline exists, and that schedule is the conservative scheduler's plan (QoPS TR §3:
     a reservation per job); under another scheduler admitted jobs can miss their deadlines."""
     for i, sp in enumerate(s.service_providers):
-        own = paired_scheduler(sp.admission)
+        own = admission_scheduler(sp.admission.name)
         if sp.cluster is None and own is not None and sp.scheduler.name != own:
             raise ValueError(
                 f"service_providers.{i}.scheduler: {sp.admission.name} admits only schedules "

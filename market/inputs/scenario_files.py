@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from market.inputs.os_errors import reason
+
 #: The largest scenario file read (bytes): scenario files are a few kB; a sweep listing
 #: 100,000 values stays well under it.
 MAX_BYTES = 4 * 1024 * 1024
@@ -126,11 +128,11 @@ def list_files(root: Path) -> list[tuple[str, Path]]:
 def read_text(path: str | Path, limit: int = MAX_BYTES) -> str:
     """The text of the regular file at ``path`` (UTF-8, at most ``limit`` bytes)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # (not inherited: PEP 446)
     except FileNotFoundError:
         raise ScenarioFileError(f"{shown(path)}: no such scenario file") from None
     except (OSError, ValueError) as exc:  # (a NUL byte in the name is a ValueError)
-        raise ScenarioFileError(f"{shown(path)}: cannot read ({_reason(exc)})") from None
+        raise ScenarioFileError(f"{shown(path)}: cannot read ({reason(exc)})") from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -158,10 +160,6 @@ def decode(data: bytes, source: str) -> str:
         raise ScenarioFileError(
             f"{source}: not a UTF-8 text file (invalid byte at offset {exc.start})"
         ) from None
-
-
-def _reason(exc: Exception) -> str:
-    return getattr(exc, "strerror", None) or str(exc).splitlines()[0]
 
 
 class _Loader(yaml.SafeLoader):
@@ -251,11 +249,12 @@ def parse_yaml(text: str, source: str) -> Any:
                 f"nested more than {MAX_DEPTH} deep"
             )
         return loader.construct_document(node)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
         line = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise ScenarioFileError(f"{source}:{line}: {problem}") from None
+        raise ScenarioFileError(f"{source}:{line}: {exc.problem or 'not valid YAML'}") from None
+    except yaml.YAMLError:
+        raise ScenarioFileError(f"{source}: not valid YAML") from None
     except RecursionError:
         raise ScenarioFileError(f"{source}: nested too deeply") from None
     finally:

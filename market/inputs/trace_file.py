@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from market.inputs.limits import MAX_LINE_CHARS, MAX_TRACE_BYTES
+from market.inputs.os_errors import reason
 
 CHUNK = 1 << 20  # bytes decompressed at a time
 
@@ -64,7 +65,7 @@ def read_chunks(path: Path, limit: int = MAX_TRACE_BYTES) -> Iterator[bytes]:
     except FileNotFoundError:
         raise SwfError(f"{path}: no such trace file") from None
     except (OSError, ValueError) as exc:  # (a NUL byte in the name is a ValueError)
-        raise SwfError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+        raise SwfError(f"{path}: cannot read ({reason(exc)})") from None
     size = 0
     lines = 1  # the line the next byte is on
     compressed = False
@@ -92,4 +93,4 @@ def read_chunks(path: Path, limit: int = MAX_TRACE_BYTES) -> Iterator[bytes]:
     except (OSError, EOFError, zlib.error) as exc:
         if compressed:
             raise SwfError(f"{path}: not a valid gzip file ({exc})") from None
-        raise SwfError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+        raise SwfError(f"{path}: cannot read ({reason(exc)})") from None

@@ -96,8 +96,8 @@ class DropReport:
 
     def reasons(self) -> dict[str, int]:
         """``{reason: count}`` for every drop reason (malformed first)."""
-        names = [f.name for f in fields(self)[2:] if f.name not in self.ADJUSTED]
-        return {name: getattr(self, name) for name in names}
+        counts = asdict(self)
+        return {f.name: counts[f.name] for f in fields(self)[2:] if f.name not in self.ADJUSTED}
 
     def as_dict(self) -> dict[str, int]:
         """Every count, with ``dropped``."""

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from agents.provider import Provider
 
 CLASSES = ("urgent", "normal")
 REFERENCE = "qops"  # the admission whose revenue the gain is measured against
@@ -37,13 +40,13 @@ def class_acceptance(records: Iterable[Any]) -> dict[str, float]:
     }
 
 
-def admission_param(sp: Any, name: str) -> float:
-    """The admission policy's parameter ``name``, NaN where there is none: a deadline cluster
-    has no admission policy, and most policies have no such parameter (probe kept: the
-    parameters are each policy's own)."""
+def admission_param(sp: Provider, name: str) -> float:
+    """The admission policy's adaptive parameter ``name`` now (``Admission.parameters``), NaN
+    where there is none: a deadline cluster has no admission policy, and most policies have no
+    such parameter."""
     if sp.admission is None:
         return math.nan
-    return float(getattr(sp.admission, name, math.nan))
+    return float(sp.admission.parameters().get(name, math.nan))
 
 
 def with_revenue_gain(frame: pd.DataFrame, keys: Sequence[str] = ()) -> pd.DataFrame:

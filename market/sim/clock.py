@@ -63,11 +63,13 @@ class Clock:
         self.ticks_per_hour = ticks_per_hour
         self.at_once = 0  # end-of-instant work done at once instead of in an event
         self._kept: dict[MethodType, partial] = {}  # the callable each method's events hold
+        # (Mesa internals: the fast clock reads Mesa's event list when it has one)
         self._event_list = getattr(model, "_event_list", None)
         # Build handlers' events here (see the module docstring), or leave it all to Mesa
         self._builds = fast and _events_as_expected(self._event_list)
         # Read the time where Mesa's observable descriptor says it keeps it (``_time``)
         descriptor = inspect.getattr_static(type(model), "time", None)
+        # (Mesa internals: the attribute Mesa's time descriptor stores the time in, if any)
         self._reads_time = fast and getattr(descriptor, "private_name", None) == "_time"
 
     def event_driven(self) -> Clock:
@@ -196,9 +198,9 @@ class Clock:
 
 
 def _observed(model: Any) -> bool:
-    """Whether anything subscribed to changes of the model's time (Mesa's signals)."""
-    subscribers = getattr(model, "subscribers", None)
-    return bool(subscribers) and any(key[0] == "time" and subs for key, subs in subscribers.items())
+    """Whether anything subscribed to changes of the model's time (Mesa's signals: a model whose
+    time is Mesa's observable keeps its subscribers by (name, signal))."""
+    return any(key[0] == "time" and subs for key, subs in model.subscribers.items())
 
 
 def _events_as_expected(event_list: Any) -> bool:
@@ -209,7 +211,7 @@ def _events_as_expected(event_list: Any) -> bool:
         probe = Event(0.0, collector_paused)
         return (
             isinstance(event_list._events, list)
-            and hasattr(Event, "_ids")
+            and hasattr(Event, "_ids")  # (Mesa internals: the counter of event ids)
             and set(vars(probe)) == _EVENT_FIELDS
             and isinstance(probe.priority, int)
         )

@@ -4,6 +4,8 @@ estimates and the conservative scheduler, no admitted deadline is missed."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -236,3 +238,20 @@ def test_the_whatif_verdict_and_plan_are_the_live_decision_and_the_scheduler_pla
     by_id = {j.id: j for j in [*queue, job]}
     expected = SCHEDULER.plan(ctx, [by_id[i] for i in full.queue_order]).placements
     assert [tuple(p) for p in plan] == [tuple(p) for p in expected]
+
+
+def test_the_time_series_samples_each_policys_own_parameters():
+    """VQoPS's fixed OC-Factor, DVQoPS's current OC-Factor and rollback window; a policy
+    without such a parameter, or a provider without an admission policy, samples NaN."""
+    from types import SimpleNamespace
+
+    from market.results.value_metrics import admission_param
+
+    assert VQoPS(oc_factor=0.2).parameters() == {"oc_factor": 0.2}
+    dvqops = DVQoPS(max_window=32.0, initial_oc_factor=0.1)
+    assert dvqops.parameters() == {"oc_factor": 0.1, "rollback_window": 32.0}
+    assert QoPS().parameters() == {}
+    assert admission_param(SimpleNamespace(admission=dvqops), "rollback_window") == 32.0
+    assert admission_param(SimpleNamespace(admission=dvqops), "oc_factor") == 0.1
+    for admission in (QoPS(), None):
+        assert math.isnan(admission_param(SimpleNamespace(admission=admission), "oc_factor"))

@@ -26,5 +26,6 @@ def paper(key: str) -> Paper:
 
 def __getattr__(name: str) -> Any:
     if name in __all__:  # the claim types (market.experiments.claims.claim)
+        # (lazy module: the claim types import on first use)
         return getattr(importlib.import_module("market.experiments.claims.claim"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -176,7 +176,12 @@ class TraceWorkload(BaseModel):
 
     @model_validator(mode="after")
     def _one_subset(self) -> TraceWorkload:
-        chosen = [k for k in ("first_jobs", "last_jobs", "window") if getattr(self, k) is not None]
+        subsets = {
+            "first_jobs": self.first_jobs,
+            "last_jobs": self.last_jobs,
+            "window": self.window,
+        }
+        chosen = [name for name, value in subsets.items() if value is not None]
         if len(chosen) > 1:
             raise ValueError(f"give at most one of first_jobs, last_jobs, window (got {chosen})")
         if self.estimate_inaccuracy is not None and self.estimates != "trace":

@@ -41,7 +41,16 @@ class Stream:
 
     def take(self, index: np.ndarray) -> Stream:
         """The jobs at ``index``, in that order."""
-        return Stream(*(getattr(self, f)[index] for f in self.__slots__))
+        return Stream(
+            arrival=self.arrival[index],
+            runtime=self.runtime[index],
+            estimate=self.estimate[index],
+            processors=self.processors[index],
+            source=self.source[index],
+            copy=self.copy[index],
+            marks=self.marks[index],
+            urgency=self.urgency[index],
+        )
 
 
 def subset(

@@ -24,5 +24,5 @@ METRICS.register(
     Metric("oc_factor", "dvqops", "OC-Factor", "OC-Factor", float, "", 2, ("timeseries",),
            sample=lambda sp: admission_param(sp, "oc_factor")),
     Metric("rollback_window", "dvqops", "window", "rollback window (jobs)", float, "jobs", 0,
-           ("timeseries",), sample=lambda sp: admission_param(sp, "window")),
+           ("timeseries",), sample=lambda sp: admission_param(sp, "rollback_window")),
 )  # fmt: skip

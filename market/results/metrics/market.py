@@ -11,12 +11,15 @@ to the quotes won; NaN under ``utility``). The per-job table gains the market te
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from market.results.job_columns import JobColumns, register_job_columns
 from market.results.market_metrics import mean_price, placed_jobs
 from market.results.metrics.provider_run import ProviderRun, pct
 from market.results.metrics.registry import METRICS, Metric, RunKind
+
+if TYPE_CHECKING:
+    from agents.provider import Provider
 
 TERMS = ("pool", "price", "promised_end", "quote_markup", "surplus")
 
@@ -56,10 +59,10 @@ def _mean_markup(run: ProviderRun) -> float:
     return sales.won_markup / markups if markups else math.nan
 
 
-def _markup_now(sp: Any) -> float:
-    """The markup of the provider's pricing rule now (probe kept: a rule has a markup or not,
-    e.g. utility pricing has none; NaN for a provider that quotes no prices)."""
-    return getattr(sp.sales.pricing, "markup", math.nan) if sp.sales is not None else math.nan
+def _markup_now(sp: Provider) -> float:
+    """The markup of the provider's pricing rule now (0 under ``utility``, which applies none;
+    NaN for a provider that quotes no prices)."""
+    return sp.sales.pricing.markup if sp.sales is not None else math.nan
 
 
 MARKET = ("providers", "market")
