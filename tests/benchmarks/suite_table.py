@@ -39,6 +39,8 @@ GOALS = {
 
 
 def _seconds(x: float) -> str:
+    if x < 1e-3:
+        return f"{x * 1e6:.3g} us"
     return f"{x * 1e3:.3g} ms" if x < 0.1 else f"{x:.3g} s"
 
 
