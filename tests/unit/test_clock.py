@@ -154,3 +154,17 @@ def test_the_clocks_run_loop_runs_what_mesa_would_in_mesas_order():
             clock.run_until(2.0)
         runs.append((r.ran, seen, clock.next_event_time()))
     assert runs[0] == runs[1] == (["a", "a", "a", "b", "b"], [1.5], 2.5)
+
+
+def test_a_model_whose_time_is_observed_is_run_by_mesa_and_every_change_seen():
+    model = mesa.Model(rng=1)
+    clock, r, seen = Clock(model, fast=True), Recorder(), []
+
+    def changed(signal) -> None:
+        seen.append(signal.additional_kwargs["new"])
+
+    model.observe("time", "changed", changed)
+    clock.at(1.0, r.a)
+    clock.at(1.5, r.b)
+    clock.run_until(2.0)
+    assert r.ran == ["a", "b"] and seen == [1.0, 1.5, 2.0]
