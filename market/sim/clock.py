@@ -1,17 +1,14 @@
 """The clock: every event-loop trick of the simulation, in one place, behind one switch.
 
-Agents schedule through their model's :class:`Clock` where a trick applies. With ``fast=True``
-(the default) it runs end-of-instant work at once when nothing else is due at that instant
-(:meth:`Clock.at_end_of_instant`), keeps one Mesa event per provider's earliest completion
-(:class:`Completions`), pushes a bound method's Mesa ``Event`` on Mesa's heap itself
-(:meth:`Clock.at`; anything else goes through ``schedule_event``), runs Mesa's heap in a loop of
-its own (:meth:`Clock.run_until`), reads the time where Mesa keeps it (:attr:`Clock.now`) and
-lets the planner reuse work. With ``fast=False`` each is an
-ordinary Mesa event and nothing is reused: the plain model, against which the equivalence tests
-check the tricks. Either way, with ``ticks_per_hour`` :meth:`Clock.snap` puts derived times on
-the tick grid, so events in one second are one instant (an end never before its start:
-:meth:`Clock.end_of`). The only module reading Mesa's private
-attributes (docs/architecture.md).
+With ``fast=True`` (the default) it runs end-of-instant work at once when nothing else is due
+then (:meth:`Clock.at_end_of_instant`), keeps one Mesa event per provider's earliest completion
+(:class:`Completions`), builds a bound method's Mesa ``Event`` itself (:meth:`Clock.at`), runs
+Mesa's heap in a loop of its own (:meth:`Clock.run_until`), reads the time where Mesa keeps it
+(:attr:`Clock.now`) and lets the planner reuse work. With ``fast=False`` each is an ordinary
+Mesa event and nothing is reused: the plain model the equivalence tests check the tricks
+against. Either way, with ``ticks_per_hour`` :meth:`Clock.snap` puts derived times on the tick
+grid, so events in one second are one instant (:meth:`Clock.end_of`). The only module reading
+Mesa's private attributes (docs/architecture.md).
 """
 
 from __future__ import annotations
