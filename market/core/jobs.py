@@ -48,6 +48,7 @@ class Job:
             measured as best-effort (response time, slowdown).
         swf_job: the SWF job number (field 1) of a trace job, None for synthetic jobs; a
             duplicate made to raise a trace's load carries its original's number.
+        planned_work: the work the planner believes (``work_estimate``, else ``work``).
     """
 
     id: int
