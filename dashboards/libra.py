@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from dashboards.figures import colour_of, empty_note, figure, sample_times, series
-from dashboards.page import SCENARIOS, Page
+from dashboards.page import SCENARIOS
 from dashboards.paper_session import ViewSession
-from dashboards.view_page import ViewPage, layout, register
+from dashboards.view_page import view_page
 from market.results.job_outcomes import job_outcomes
 from market.results.outcome_curves import fulfilment
 
@@ -169,23 +169,21 @@ def _session(sid, setup):
     return ViewSession(sid, setup, shares=True)
 
 
-PAGE = Page(
-    key="libra",
-    path="/libra",
-    name="Libra",
-    default=DEFAULT,
-    layout=lambda state: layout(VIEW, state),
-    register=lambda app, state: register(VIEW, app, state),
-    defaults=DEFAULTS,
-    suits=suits,
-    speed=24.0,
-    factory=_session,
-)
-VIEW = ViewPage(
-    page=PAGE,
+VIEW = view_page(
+    dict(
+        key="libra",
+        path="/libra",
+        name="Libra",
+        default=DEFAULT,
+        defaults=DEFAULTS,
+        suits=suits,
+        speed=24.0,
+        factory=_session,
+    ),
     title="Libra / LibraRisk / EDF: deadlines fulfilled, slowdown, a node's shares",
     body=_body,
     outputs=(("libra-node-msg", "children"), *((g, "figure") for g in GRAPHS)),
     draw=draw,
     redraw=("libra-node-choice",),
 )
+PAGE = VIEW.page

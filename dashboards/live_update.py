@@ -99,7 +99,9 @@ def graph_outputs(
             payload = extend_payload(graph, lines, new, stride)
             out[f"{graph}-extend"] = no_update if payload is None else payload
         elif graph in shown:  # shown from now on: whole
-            out[f"{graph}-figure"] = timeseries_figure(graph, lines, session.generation, stride)
+            out[f"{graph}-figure"] = timeseries_figure(
+                graph, lines, session.generation, stride, session.rate_from
+            )
             out[f"{graph}-style"] = {}
         elif cursor is None or was_shown:  # hidden from now on: empty, so cheap to keep
             out[f"{graph}-figure"] = timeseries_figure(graph, [], session.generation)

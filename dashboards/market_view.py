@@ -17,10 +17,10 @@ from array import array
 from typing import Any
 
 from dashboards.figures import colour_of, empty_note, figure, sample_times, series
-from dashboards.page import SCENARIOS, Page
+from dashboards.page import SCENARIOS
 from dashboards.paper_session import ViewSession
 from dashboards.setup import Setup
-from dashboards.view_page import ViewPage, layout, register
+from dashboards.view_page import view_page
 
 DEFAULT = SCENARIOS / "market" / "competition.yaml"
 
@@ -176,18 +176,15 @@ def _body() -> list:
     return [*(dcc.Graph(id=g) for g in GRAPHS), dcc.Graph(id="market-welfare-graph")]
 
 
-PAGE = Page(
-    key="market",
-    path="/market",
-    name="Competing market",
-    default=DEFAULT,
-    layout=lambda state: layout(VIEW, state),
-    register=lambda app, state: register(VIEW, app, state),
-    suits=suits,
-    factory=MarketSession,
-)
-VIEW = ViewPage(
-    page=PAGE,
+VIEW = view_page(
+    dict(
+        key="market",
+        path="/market",
+        name="Competing market",
+        default=DEFAULT,
+        suits=suits,
+        factory=MarketSession,
+    ),
     title="Competing market: shares, prices, profits, markups and welfare",
     body=_body,
     outputs=(
@@ -201,3 +198,4 @@ VIEW = ViewPage(
     act=act,
     tools=_tools,
 )
+PAGE = VIEW.page

@@ -16,10 +16,10 @@ import numpy as np
 
 from agents.policies import varq
 from dashboards.figures import colour_of, empty_note, figure, series
-from dashboards.page import SCENARIOS, Page
+from dashboards.page import SCENARIOS
 from dashboards.session import Session
 from dashboards.setup import AS_WRITTEN, Setup
-from dashboards.view_page import ViewPage, layout, register
+from dashboards.view_page import view_page
 from market.sim.model import GridMarket
 
 DEFAULT = SCENARIOS / "varq" / "table4.yaml"
@@ -78,20 +78,27 @@ def trajectory_figure(model: GridMarket) -> dict[str, Any]:
     if deadline <= asked:
         return empty_note(fig, "the latest request's deadline has passed")
     times, probs = varq.trajectory(user.site.predictor, nodes, walltime, asked, deadline, user.step)
-    name = f"{nodes} nodes x {walltime:.2f} h"
+    name = f"{nodes} node{'s' if nodes != 1 else ''} × {walltime:.2f} h"
     fig["data"].append(series(name, times, probs, line_colour=colour_of(0)))
-    shapes = [_line("y", user.required, "paper")]
+    shapes = [_line("y", user.required, "paper", f"required {user.required:g}")]
     if plan is not None:
-        shapes.append(_line("x", plan.submit_at, "paper"))
+        shapes.append(_line("x", plan.submit_at, "paper", f"submit at {plan.submit_at:.2f} h"))
     fig["layout"]["shapes"] = shapes
     return fig
 
 
-def _line(axis: str, at: float, across: str) -> dict[str, Any]:
-    """A dotted line at ``at`` on ``axis`` (``y``: horizontal) across the plot."""
-    line = {"type": "line", "line": {"color": "#444", "dash": "dot", "width": 1}}
-    if axis == "y":
+def _line(axis: str, at: float, across: str, text: str = "") -> dict[str, Any]:
+    """A dotted line at ``at`` on ``axis`` (``y``: horizontal) across the plot, labelled
+    ``text`` (a horizontal line at its left end, a vertical one at its top, to its left)."""
+    font = {"size": 11, "color": "#444"}
+    line = {
+        "type": "line",
+        "line": {"color": "#444", "dash": "dot", "width": 1},
+        "label": {"text": text, "textposition": "start", "font": font},
+    }
+    if axis == "y":  # its label at the left, over the line
         return line | {"xref": across, "x0": 0, "x1": 1, "yref": "y", "y0": at, "y1": at}
+    line["label"] |= {"textposition": "end", "textangle": 0, "xanchor": "right", "yanchor": "top"}
     return line | {"yref": across, "y0": 0, "y1": 1, "xref": "x", "x0": at, "x1": at}
 
 
@@ -165,23 +172,21 @@ def _body() -> list:
     return [dcc.Graph(id=g) for g in GRAPHS]
 
 
-PAGE = Page(
-    key="varq",
-    path="/varq",
-    name="VARQ",
-    default=DEFAULT,
-    layout=lambda state: layout(VIEW, state),
-    register=lambda app, state: register(VIEW, app, state),
-    defaults=DEFAULTS,
-    suits=suits,
-    speed=24.0,
-    factory=VarqSession,
-    policies=first_variant,
-)
-VIEW = ViewPage(
-    page=PAGE,
+VIEW = view_page(
+    dict(
+        key="varq",
+        path="/varq",
+        name="VARQ",
+        default=DEFAULT,
+        defaults=DEFAULTS,
+        suits=suits,
+        speed=24.0,
+        factory=VarqSession,
+        policies=first_variant,
+    ),
     title="VARQ: probability trajectories, predicted vs observed success, the site's queue",
     body=_body,
     outputs=tuple((g, "figure") for g in GRAPHS),
     draw=draw,
 )
+PAGE = VIEW.page

@@ -51,6 +51,19 @@ class ViewPage:
         return f"{self.page.key}-"
 
 
+def view_page(page: dict[str, Any], **parts: Any) -> ViewPage:
+    """A view page of ``parts`` (see :class:`ViewPage`) on a :class:`Page` of ``page``'s fields
+    whose layout and callbacks are this module's :func:`layout` and :func:`register`."""
+    made: list[ViewPage] = []  # (the page's functions need the view, made after the page)
+    frame = Page(
+        layout=lambda state: layout(made[0], state),
+        register=lambda app, state: register(made[0], app, state),
+        **page,
+    )
+    made.append(ViewPage(page=frame, **parts))
+    return made[0]
+
+
 def _button(label: str, id: str, kind: str = "") -> html.Button:
     return html.Button(label, id=id, n_clicks=0, className=f"btn {kind}".strip())
 

@@ -93,10 +93,10 @@ def display_stride(lines: list[Line]) -> int:
 
 
 def timeseries_figure(
-    graph: str, lines: list[Line], revision: Any = None, stride: int = 1
+    graph: str, lines: list[Line], revision: Any = None, stride: int = 1, rate_from: float = 0.0
 ) -> dict[str, Any]:
     """The whole figure of ``graph`` (a key of :data:`GRAPHS`): every ``stride``-th point so far
-    of every line."""
+    of every line; the profit rate's title says from when it is drawn (``rate_from``, h)."""
     metrics = GRAPHS[graph]
     columns = len(metrics)
     gap = 0.06
@@ -108,7 +108,7 @@ def timeseries_figure(
         "uirevision": revision,
         "hovermode": "x unified" if columns == 1 else "closest",
         "showlegend": True,  # small multiples too: one legend for the panels side by side
-        "legend": {"orientation": "v", "x": 1.01, "y": 1, "yanchor": "top"},
+        "legend": {"orientation": "v", "x": 1.01, "y": 1, "yanchor": "top", "tracegroupgap": 0},
         "annotations": [],
         "template": "plotly_white",
     }
@@ -135,6 +135,17 @@ def timeseries_figure(
             layout[f"yaxis{suffix}"]["tickformat"] = fmt
         if columns == 1:
             layout["title"] = {"text": f"<b>{title}</b>", "x": 0.01, "y": 0.97}
+    if graph == "rate" and rate_from > 0:  # an empty chart at first: say why
+        note = (
+            f"profit so far over the time elapsed, drawn from t = {rate_from:g} h on (earlier, "
+            "a few lumps of payment over a short time would swamp it)"
+        )
+        layout["annotations"].append(
+            {"text": note, "xref": "paper", "yref": "paper", "x": 0, "y": 1.01,
+             "xanchor": "left", "yanchor": "bottom", "showarrow": False,
+             "font": {"size": 11, "color": "#555"}}
+        )  # fmt: skip
+        layout["margin"]["t"] = 55
     return {"data": data, "layout": layout}
 
 

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from dashboards.figures import colour, empty_note, figure, number, sample_times, series, table
-from dashboards.page import SCENARIOS, Page
+from dashboards.page import SCENARIOS
 from dashboards.paper_session import ViewSession
-from dashboards.view_page import ViewPage, layout, register
+from dashboards.view_page import view_page
 from market.results.job_outcomes import JobOutcomes, job_outcomes
 from market.results.outcome_curves import admitted_pct
 from market.results.value_metrics import CLASSES, REFERENCE
@@ -154,22 +154,20 @@ def _session(sid, setup):
     return ViewSession(sid, setup, extra=EXTRA)
 
 
-PAGE = Page(
-    key="vqops",
-    path="/vqops",
-    name="VQoPS / DVQoPS",
-    default=DEFAULT,
-    layout=lambda state: layout(VIEW, state),
-    register=lambda app, state: register(VIEW, app, state),
-    defaults=DEFAULTS,
-    suits=suits,
-    speed=24.0,
-    factory=_session,
-)
-VIEW = ViewPage(
-    page=PAGE,
+VIEW = view_page(
+    dict(
+        key="vqops",
+        path="/vqops",
+        name="VQoPS / DVQoPS",
+        default=DEFAULT,
+        defaults=DEFAULTS,
+        suits=suits,
+        speed=24.0,
+        factory=_session,
+    ),
     title="VQoPS / DVQoPS: revenue, the adaptive OC-Factor, accepted % per class",
     body=_body,
     outputs=(("vqops-table", "children"), *((g, "figure") for g in GRAPHS)),
     draw=draw,
 )
+PAGE = VIEW.page

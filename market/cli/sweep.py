@@ -136,6 +136,8 @@ def report_command(args: argparse.Namespace, out=None) -> int:
         print(path, file=out)
     if report.png_note:
         print(report.png_note, file=out)
+    if report.empty:
+        print(f"no figure for {', '.join(report.empty)}: no run has a value", file=out)
     if report.risk_table is not None:
         print_risk(report.risk_table, out)
     return 0

@@ -1,9 +1,11 @@
 """Reports: the papers' figures from a sweep's results (``gridmarket report RESULTS``).
 
 Into ``--out`` (default ``RESULTS/report``): one figure per metric and swept parameter
-(``<metric>-vs-<parameter>.html``; the mean over replications, one line per policy, error bars
-of the 95 % CI or the sd; with ``mode: cross`` a panel per combination of the other
-parameters), ``index.html`` with every figure, ``summary.csv`` (n, mean, sd, ci95 per point,
+(``<metric>-vs-<parameter>.html``; the mean over replications, one line per policy, dodged
+error bars of the 95 % CI or the sd where a point has two runs or more; with ``mode: cross`` a
+panel per combination of the other parameters; none for a metric without any value),
+``index.html`` with every figure then the risk table (:mod:`market.experiments.report_index`),
+``summary.csv`` (n, mean, sd, ci95 per point,
 policy and metric), ``risk.csv`` (:mod:`market.experiments.replication_risk`), PNG where kaleido
 works, and with ``--markdown PAGE.md`` the tables in a page
 (:mod:`market.experiments.report_markdown`). The HTML files share one ``plotly.min.js`` beside
@@ -20,17 +22,17 @@ import numpy as np
 import pandas as pd
 
 from market.experiments.replication_risk import outcomes, risk_table
-from market.experiments.report_figures import figure, figure_title, short_names
+from market.experiments.report_figures import (
+    ERRORS,
+    figure,
+    figure_title,
+    interval_note,
+    short_names,
+)
+from market.experiments.report_index import RISK_NOTE, write_index
 from market.experiments.results_store import load_manifest, load_results, metric_columns
 
-__all__ = ["Report", "ReportError", "make_report", "risk_of", "summarize"]
-
-ERRORS = {"ci95": "95 % CI", "sd": "sd"}
-RISK_NOTE = (
-    "Per point and policy, the distribution across replications: mean with the half-width of "
-    "its 95 % confidence interval, the 5 % quantile (q05), the mean of the worst 5 % (cvar05; "
-    "with fewer than 20 runs, the worst run) and the share of runs that lost money (p_loss)."
-)
+__all__ = ["ERRORS", "RISK_NOTE", "Report", "ReportError", "make_report", "risk_of", "summarize"]
 
 
 class ReportError(ValueError):
@@ -50,6 +52,7 @@ class Report:
     risk_table: pd.DataFrame | None = None
     png_note: str | None = None  # why PNG was skipped
     markdown: Path | None = None  # the page that got the tables (--markdown)
+    empty: list[str] = field(default_factory=list)  # metrics without any value: no figure
 
     @property
     def files(self) -> list[Path]:
@@ -119,13 +122,12 @@ def make_report(
     table.drop(columns="policy").to_csv(report.summary, index=False)
 
     name = manifest.get("name") or results.name
-    counts = table["n"]
-    n_text = f"{counts.max()}" if counts.min() == counts.max() else f"{counts.min()}-{counts.max()}"
-    subtitle = f"{name}: mean ± {ERRORS[error]} of {n_text} runs per point"
+    report.empty = [m for m in metrics if not table.loc[table["metric"] == m, "mean"].notna().any()]
+    subtitle, _ = interval_note(name, table.loc[table["mean"].notna(), "n"], error)
     shorts = short_names(parameters)
     policies = list(dict.fromkeys(frame["policy"]))
     specs = []  # (stem, metric, x, others, short): one figure each
-    for metric in metrics:
+    for metric in [m for m in metrics if m not in report.empty]:
         if not parameters:
             specs.append((f"{_slug(metric)}-by-variant", metric, "variant", None, ""))
             continue
@@ -135,8 +137,8 @@ def make_report(
     figures = []
     for stem, metric, x, others, short in specs if draw else []:
         data = table[table["metric"] == metric]
-        fig = figure(data, x, others, metric, error, subtitle, policies, manifest, short)
-        figures.append((stem, fig))
+        fig = figure(data, x, others, metric, error, name, policies, manifest, short)
+        figures.append((stem, figure_title(metric, x, manifest, short), fig))
         path = out / f"{stem}.html"
         fig.write_html(path, include_plotlyjs="directory", full_html=True)
         report.figures.append(path)
@@ -146,14 +148,15 @@ def make_report(
         report.risk = out / "risk.csv"
         risk.to_csv(report.risk, index=False)
     report.index = out / "index.html"
-    _write_index(report.index, figures, f"{name}: sweep report", subtitle, risk)
+    labels = manifest.get("labels") or {}
+    names = {p: labels.get(p) or shorts[p] for p in parameters}
+    write_index(report.index, figures, f"{name}: sweep report", subtitle, risk, report.empty,
+                names)  # fmt: skip
     if png and draw:
-        report.png_note = _write_pngs(figures, out, report.images)
+        report.png_note = _write_pngs([(s, f) for s, _, f in figures], out, report.images)
     else:
         report.png_note = "PNG skipped: not asked for"
     if markdown is not None:
-        labels = manifest.get("labels") or {}
-        names = {p: labels.get(p) or shorts[p] for p in parameters}
         report.markdown = _write_markdown(report, results, Path(markdown), command, table, metrics,
                                           parameters, names, specs, manifest)  # fmt: skip
     return report
@@ -194,40 +197,6 @@ def risk_of(frame: pd.DataFrame, parameters: list[str]) -> pd.DataFrame | None:
     if not outcomes(frame):
         return None
     return risk_table(frame, [*parameters, "variant", "provider"])
-
-
-def _write_index(path: Path, figures, title: str, subtitle: str, risk=None) -> None:
-    import html
-
-    parts = [
-        "<!DOCTYPE html>",
-        '<html><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title>",
-        '<script src="plotly.min.js"></script>',
-        "<style>body{font-family:sans-serif;margin:2em} .fig{margin-bottom:3em}</style>",
-        "</head><body>",
-        f"<h1>{html.escape(title)}</h1><p>{html.escape(subtitle)}</p><ul>",
-    ]
-    for stem, _ in figures:
-        parts.append(f'<li><a href="#{stem}">{html.escape(stem)}</a> '
-                     f'(<a href="{stem}.html">page</a>)</li>')  # fmt: skip
-    if risk is not None:
-        parts.append('<li><a href="#risk">risk across replications</a></li>')
-    parts.append("</ul>")
-    if risk is not None:
-        parts.append('<div id="risk"><h2>Risk across replications</h2>')
-        parts.append(f"<p>{html.escape(RISK_NOTE)}</p>")
-        shown = risk.copy()
-        for column in ("mean", "ci95", "q05", "cvar05"):
-            shown[column] = shown[column].map(lambda v: f"{v:,.1f}")
-        shown["p_loss"] = shown["p_loss"].map(lambda v: f"{100 * v:.0f} %")
-        parts.append(shown.to_html(index=False, border=0, classes="risk", na_rep="-"))
-        parts.append("</div>")
-    for stem, fig in figures:
-        body = fig.to_html(full_html=False, include_plotlyjs=False)
-        parts.append(f'<div class="fig" id="{stem}">{body}</div>')
-    parts.append("</body></html>")
-    path.write_text("\n".join(parts), encoding="utf-8")
 
 
 def _write_pngs(figures, out: Path, written: list[Path]) -> str | None:

@@ -5,7 +5,9 @@ sweep's ``labels`` and each metric's label in the metric registry (:mod:`market.
 the x axis is logarithmic where the points are geometric (:func:`geometric`); where a policy's
 error bars span more than :data:`SWAMP` times the others' together, the y axis is cut to the
 others' and the subtitle says so (:func:`robust_range`); small multiples share one legend, each
-panel titled by the other parameters' values.
+panel titled by the other parameters' values. Policies at one x are dodged
+(:mod:`market.experiments.dodge`); error bars are drawn only at points with two runs or more
+and the subtitle says where there are none (:func:`interval_note`).
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from market.experiments.dodge import dodge
 from market.experiments.style import policy_styles
 from market.results.metrics import label as metric_label
 
+#: The error bars a report can draw, by ``--error``.
+ERRORS = {"ci95": "95 % CI", "sd": "sd"}
 #: A policy whose error bars span more than this many times the others' span is clipped.
 SWAMP = 5.0
 
@@ -86,6 +91,18 @@ def fmt(value) -> str:
     return str(value)
 
 
+def interval_note(name: str, n, error: str) -> tuple[str, bool]:
+    """The subtitle of a figure whose points have ``n`` runs each, and whether it has error bars:
+    an interval needs two runs at least."""
+    counts = [int(v) for v in n if v == v]
+    lo, hi = (min(counts), max(counts)) if counts else (0, 0)
+    runs = f"{hi} run{'s' if hi != 1 else ''}" if lo == hi else f"{lo}-{hi} runs"
+    if hi < 2:
+        return f"{name}: mean of {runs} per point (no {ERRORS[error]}: it needs 2 runs)", False
+    where = "; none where a point has 1 run" if lo < 2 else ""
+    return f"{name}: mean ± {ERRORS[error]} of {runs} per point{where}", True
+
+
 def figure_title(metric: str, x: str, manifest: dict, short: str) -> str:
     """A figure's title: the metric's label against the parameter's axis title."""
     label = metric_label(metric)
@@ -93,14 +110,19 @@ def figure_title(metric: str, x: str, manifest: dict, short: str) -> str:
     return f"{label} vs {x_title}" if short else f"{label} by policy"
 
 
-def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
+def figure(data, x, others, metric, error, name, policies, manifest, short):
     """The figure of ``metric`` (long-form rows of :func:`market.experiments.report.summarize`)
-    against
-    ``x`` (a swept path, or ``variant`` for a sweep without parameters), a panel per
-    combination of ``others``."""
+    against ``x`` (a swept path, or ``variant`` for a sweep without parameters), a panel per
+    combination of ``others``; ``name`` (the sweep's) opens the subtitle."""
     import plotly.express as px
 
-    data = data.copy()
+    data = data[data["mean"].notna()].copy()
+    subtitle, bars = interval_note(name, data["n"], error)
+    data[error] = data[error].where(data["n"] >= 2)
+    missing = [p for p in policies if p not in set(data["policy"])]
+    policies = [p for p in policies if p not in missing]
+    if missing:
+        subtitle += f"<br>no value for {', '.join(missing)}"
     labels = manifest.get("labels") or {}
     facet = None
     if others:
@@ -129,7 +151,7 @@ def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
     common = {
         "x": x,
         "y": "mean",
-        "error_y": error,
+        "error_y": error if bars else None,
         "color": "policy",
         "symbol": "policy",
         "color_discrete_map": {p: c for p, (c, _) in styles.items()},
@@ -147,9 +169,10 @@ def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
     draw = px.scatter if x == "variant" else partial(px.line, markers=True)
     fig = draw(data, **common)
     fig.update_traces(marker={"size": 8})
-    if log:  # ticks at the sweep's points, not at 5 6 7 8 9 0.1 ...
-        points = sorted(set(data[x].dropna()))
+    points = sorted(set(data[x].dropna())) if numeric else []
+    if log or 1 < len(points) <= 12:  # ticks at the sweep's points (not 5 6 7 8 9 0.1 ...)
         fig.update_xaxes(tickvals=points, ticktext=[fmt(float(v)) for v in points])
+    dodge(fig, data, x, policies, log, numeric, facet)
     y_range, notes = robust_range(data, error)
     if y_range is not None:
         fig.update_yaxes(range=y_range)
@@ -165,8 +188,8 @@ def figure(data, x, others, metric, error, subtitle, policies, manifest, short):
         template="plotly_white",
         legend_title_text="policy",
         hovermode="closest",
-        height=height + (20 if notes else 0),
-        margin={"t": (110 if facet else 80) + (20 if notes else 0)},
+        height=height + 20 * (bool(notes) + bool(missing)),
+        margin={"t": (110 if facet else 80) + 20 * (bool(notes) + bool(missing))},
     )
     fig.for_each_annotation(lambda a: a.update(text=a.text.removeprefix("panel=")))
     return fig

@@ -49,10 +49,11 @@ VQOPS_SCALE = ("#9ECAE1", "#6BAED6", "#2171B5", "#08306B")
 VQOPS_TOP = 0.4
 VQOPS_MARKER = "diamond-wide"
 
-#: Colours for names without a fixed entry: none is a fixed entry's colour.
+#: Colours for names without a fixed entry: none is a fixed entry's colour, and each is dark
+#: enough for a thin line on white (Dark2, Tol's and Okabe-Ito's, then tab20b's darker ones).
 FALLBACK_COLOURS = (
-    "#AEC7E8", "#FFBB78", "#98DF8A", "#FF9896", "#C5B0D5", "#C49C94", "#F7B6D2", "#DBDB8D",
-    "#9EDAE5", "#5254A3", "#E7BA52", "#AD494A", "#A55194", "#6B6ECF", "#CEDB9C", "#E7969C",
+    "#E7298A", "#66A61E", "#E6AB02", "#A6761D", "#882255", "#44AA99", "#117733", "#AA4499",
+    "#56B4E9", "#5254A3", "#BB5566", "#AD494A", "#A55194", "#6B6ECF", "#999933", "#CC79A7",
 )  # fmt: skip
 FALLBACK_MARKERS = (
     "circle", "square", "diamond", "triangle-up", "triangle-down", "cross", "x", "pentagon",

@@ -9,6 +9,7 @@ import math
 import pytest
 
 from dashboards.gantt import gantt_figure
+from dashboards.live_update import graph_outputs
 from dashboards.session import Session, rate_warmup
 from dashboards.setup import Setup
 from dashboards.views import monitor_columns, monitors_view, timeseries_figure
@@ -34,6 +35,8 @@ def test_small_multiples_have_a_legend():
     for graph in ("money", "ops"):
         figure = timeseries_figure(graph, session.lines)
         assert figure["layout"]["showlegend"]
+        # one group per policy, no gap between groups: eight names fit a 260 px panel unscrolled
+        assert figure["layout"]["legend"]["tracegroupgap"] == 0
         assert [t["name"] for t in figure["data"] if t["showlegend"]] == [
             "FirstProfit",
             "LJF",
@@ -54,6 +57,10 @@ def test_the_profit_rate_starts_after_the_warm_up():
     assert early and all(math.isnan(v) for v in early)  # not drawn: a gap
     assert late and all(math.isfinite(v) for v in late)
     assert all(math.isfinite(v) for v in line.values["profit"])  # the rest is drawn from t = 0
+    # the chart, empty over the first hours, says from when its lines start
+    notes = graph_outputs(session, None, ["rate"], 1)["rate-figure"]["layout"]["annotations"]
+    assert any("drawn from t = 8.5 h on" in note["text"] for note in notes)
+    assert timeseries_figure("rate", [])["layout"]["annotations"] == []
 
 
 def test_monitor_states_follow_the_session_and_finished_runs_keep_their_utilization():

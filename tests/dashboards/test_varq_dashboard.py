@@ -42,8 +42,11 @@ def test_figures_of_a_varq_run(tmp_path):
     assert session.finished
     user = model.varq_users[0]
     _, _, asked, deadline, _ = user.latest
-    trajectory = trajectory_figure(model)["data"][0]
+    drawn = trajectory_figure(model)
+    trajectory = drawn["data"][0]
     assert trajectory["x"][0] == asked and trajectory["x"][-1] < deadline
+    required = drawn["layout"]["shapes"][0]  # the dotted lines say what they are
+    assert required["y0"] == user.required and required["label"]["text"] == "required 0.5"
     assert all(0.0 <= p <= 1.0 for p in trajectory["y"])
     success = success_figure(session)["data"]
     assert [t["name"] for t in success] == ["site/varq predicted", "site/varq observed"]

@@ -368,13 +368,18 @@ def test_sweep_and_report_commands(tmp_path, capsys):
     code = main(["report", str(out), "--out", str(tmp_path / "figs"), "--error", "sd"])
     printed, err = capsys.readouterr()
     assert code == 0 and err == ""
+    frame = load_results(out)
+    empty = [m for m in SUMMARY_METRICS if frame[m].isna().all()]  # no deadlines: QoS metrics
+    assert "deadlines_fulfilled_pct" in empty and "profit" not in empty
     for metric in SUMMARY_METRICS:
-        assert (tmp_path / "figs" / f"{metric}-vs-mean_interarrival.html").exists()
-        assert f"{metric}-vs-mean_interarrival.html" in printed
+        drawn = (tmp_path / "figs" / f"{metric}-vs-mean_interarrival.html").exists()
+        assert drawn == (metric not in empty)
+        assert (f"{metric}-vs-mean_interarrival.html" in printed) == drawn
+    assert f"no figure for {', '.join(empty)}: no run has a value" in printed
     assert (tmp_path / "figs" / "index.html").exists()
     assert (tmp_path / "figs" / "plotly.min.js").exists()
     pngs = list((tmp_path / "figs").glob("*.png"))
-    assert len(pngs) == len(SUMMARY_METRICS) or "PNG skipped" in printed
+    assert len(pngs) == len(SUMMARY_METRICS) - len(empty) or "PNG skipped" in printed
 
 
 def test_the_report_draws_mean_and_error_bars_per_policy(tmp_path):

@@ -1,7 +1,7 @@
 """``gridmarket reproduce`` (market/experiments/reproduce.py) on a small paper of its own: the
 verdict rows, a missing trace reported as "not run" (never a crash), resuming, the Markdown
 stamp, and the command line's one-line errors. The five papers' lists are checked by
-tests/model/test_*_paper.py."""
+tests/model/test_paper_claims.py."""
 
 from __future__ import annotations
 

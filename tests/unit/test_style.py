@@ -65,3 +65,19 @@ def test_fallback_names_get_their_familys_marker_and_a_colour_of_their_own():
     names = [f"FirstProfit ({p}%)" for p in (5, 10, 20)] + [f"policy {i}" for i in range(10)]
     styles = policy_styles(names)
     assert len({c for c, _ in styles.values()}) == len(names)  # distinct within the set
+
+
+def test_fallback_colours_are_dark_enough_for_a_line_on_white():
+    # WCAG contrast against white: the pale tab20 halves (#AEC7E8: 1.7) made thin lines vanish
+    def luminance(colour):
+        def channel(c):
+            c = int(colour[c : c + 2], 16) / 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+        r, g, b = channel(1), channel(3), channel(5)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    contrast = {c: 1.05 / (luminance(c) + 0.05) for c in FALLBACK_COLOURS}
+    assert min(contrast.values()) >= 2.0, contrast
+    assert len(set(FALLBACK_COLOURS)) == len(FALLBACK_COLOURS)
+    assert not set(FALLBACK_COLOURS) & {c for c, _ in FIXED.values()}

@@ -1,6 +1,6 @@
 """The headline claims of the five papers, one declarative list per paper (:mod:`.claim` says
 what a claim holds). ``gridmarket reproduce PAPER`` runs and judges them; the paper tests
-(``tests/model/test_*_paper.py``) and the docs' results pages read the same lists. The claim
+(``tests/model/test_paper_claims.py``) and the docs' results pages read the same lists. The claim
 types are imported on first use, so that the command line's parser needs none of them."""
 
 from __future__ import annotations
