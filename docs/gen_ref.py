@@ -4,6 +4,8 @@
 - ``reference/scenario.md``: every scenario field, read from the pydantic schema (type, default,
   range, the field's description);
 - ``reference/policies.md``: every registered policy with its constructor's parameters;
+- ``reference/limits.md``: every limit on a run, a trace and the dashboard, read from the
+  constants in the code and their comments (``docs/gen_limits.py``);
 - ``reference/api/*.md``: mkdocstrings directives for the Python API;
 - ``results/figures/...``: the figures each results page links to, drawn from the stored sweep
   results by the command in the page's stamp (``gridmarket report ... --markdown ...``).
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import runpy
 import shlex
 import tempfile
 import types
@@ -325,6 +328,7 @@ def main() -> None:
         "reference/cli.md": cli_page(),
         "reference/scenario.md": scenario_page(),
         "reference/policies.md": policies_page(),
+        "reference/limits.md": runpy.run_path(str(DOCS / "gen_limits.py"))["limits_page"](),
         **{f"reference/api/{key}.md": api_page(key) for key in API},
     }
     for name, text in pages.items():

@@ -9,8 +9,9 @@ at most :data:`MAX_SAMPLES` samples and each varying pool :data:`MAX_EVENTS` ava
 and expected outages. A trace's horizon is known once it is read: :data:`MIN_STEP` (one second)
 bounds the sample interval and the period before, the draws after. Counts are checked before
 anything is built: ``jobs`` <= :data:`MAX_JOBS` per client and per run; a trace at most
-:data:`MAX_TRACE_RECORDS` lines and :data:`MAX_TRACE_BYTES` bytes decompressed, lines at most
-:data:`MAX_LINE_CHARS` characters; at most :data:`MAX_PROCESSORS` processors per pool or machine.
+:data:`MAX_TRACE_RECORDS` records, :data:`MAX_TRACE_LINES` lines in all and
+:data:`MAX_TRACE_BYTES` bytes decompressed, lines at most :data:`MAX_LINE_CHARS` characters;
+at most :data:`MAX_PROCESSORS` processors per pool or machine.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ MIN_STEP = 1 / 3600  # hours: one second, the floor when the horizon is unknown 
 MAX_JOBS = 1_000_000  # jobs a client submits, and all clients of a run together
 MAX_PROCESSORS = 1_000_000  # processors of a pool or a machine (clusters keep arrays of them)
 MAX_TRACE_RECORDS = 1_000_000  # data lines of a trace file (the archive's largest logs: ~10^6)
+MAX_TRACE_LINES = 2_000_000  # lines of a trace file in all: records, comments, blank lines
 MAX_TRACE_BYTES = 200_000_000  # a trace file's text, decompressed (a record is ~100 bytes)
 MAX_LINE_CHARS = 4096  # characters on one line of a trace file (a record has ~100)
 MAX_SEED = 2**63 - 1  # seeds are stored as signed 64-bit integers

@@ -31,7 +31,13 @@ import numpy as np
 import pandas as pd
 
 from market.inputs.limits import MAX_TRACE_RECORDS
-from market.inputs.swf_stream import FIELDS, WHOLE_AT, WHOLE_FIELDS, parse_block, read_streamed
+from market.inputs.swf_stream import (
+    FIELDS,
+    MAX_RECORD_CHARS,
+    WHOLE_AT,
+    WHOLE_FIELDS,
+    read_streamed,
+)
 from market.inputs.trace_file import SwfError, read_lines
 from market.inputs.trace_selection import DropReport, SelectionRules, TooWideError, select_records
 
@@ -186,8 +192,42 @@ def _parse_fast(data: list[str]) -> pd.DataFrame | None:
     """Every line by pandas' C parser, or None if any line is malformed (then parse slowly)."""
     if not data:
         return _frame(np.empty((0, len(FIELDS))))
-    values = parse_block("\n".join(data), len(data))
-    return None if values is None else _frame(values)
+    # Thousands of fields a line would cost gigabytes (pandas makes the extra ones an index):
+    # such lines are no records, and the slow parse names the first.
+    if len(data[0].split()) != len(FIELDS) or max(map(len, data)) > MAX_RECORD_CHARS:
+        return None
+    text = io.BytesIO()  # (bytes, a block of lines at a time: a StringIO holds 4 bytes a
+    try:  # character, and one joined str would double it; non-ASCII: the slow parse names it)
+        for at in range(0, len(data), 65536):
+            text.write((("\n" if at else "") + "\n".join(data[at : at + 65536])).encode("ascii"))
+        text.seek(0)
+        values, n = np.empty((len(data), len(FIELDS))), 0
+        with pd.read_csv(  # (in blocks of rows: the whole text at once held 6 times its size)
+            text,
+            sep=r"\s+",
+            header=None,
+            names=list(FIELDS),
+            dtype=np.float64,
+            engine="c",
+            skip_blank_lines=False,
+            na_filter=False,  # "nan" is not a number here
+            chunksize=65536,
+        ) as reader:
+            for frame in reader:
+                # lines of more than 18 fields: the extra leading ones became the index; the
+                # slow parse names the first such line
+                if not isinstance(frame.index, pd.RangeIndex) or n + len(frame) > len(data):
+                    return None
+                values[n : n + len(frame)] = frame.to_numpy()
+                n += len(frame)
+    except (ValueError, pd.errors.ParserError):  # (UnicodeEncodeError is a ValueError)
+        return None
+    # A short line fills with NaN; "inf" parses but is not a number of a record.
+    if n != len(data) or not np.isfinite(values).all():
+        return None
+    if (values[:, WHOLE_AT] % 1 != 0).any():
+        return None
+    return _frame(values)
 
 
 def _parse_slow(

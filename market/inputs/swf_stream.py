@@ -47,6 +47,10 @@ FIELDS: tuple[str, ...] = (
 WHOLE_FIELDS = ("job", "procs", "req_procs", "status")
 WHOLE_AT = [FIELDS.index(f) for f in WHOLE_FIELDS]
 
+#: Characters of the longest data line the fast parses take (a record has about 100: thousands
+#: of fields a line would cost pandas gigabytes; the slow parse names such a line).
+MAX_RECORD_CHARS = 512
+
 BLOCK = 16_384  # data lines parsed at a time (at least: a chunk's lines are parsed together)
 
 
@@ -107,7 +111,7 @@ def read_streamed(
             if stripped[0] == 59:  # ";": a header line
                 comments.append(text)
                 continue
-            if not text.isascii() or len(numbers) >= max_records:
+            if len(text) > MAX_RECORD_CHARS or not text.isascii() or len(numbers) >= max_records:
                 return None
             block.append(text)
             numbers.append(line)

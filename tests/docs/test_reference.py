@@ -1,6 +1,6 @@
 """The generated reference pages (docs/gen_ref.py) cover everything they are generated from:
 every command and option of the parser, every field of the scenario schema, every registered
-policy and parameter; and every API page names modules that exist."""
+policy and parameter, every limit; and every API page names modules that exist."""
 
 from __future__ import annotations
 
@@ -76,3 +76,23 @@ def test_api_pages_name_modules_that_exist(key):
     assert modules
     for module in modules:
         importlib.import_module(module)
+
+
+def test_limits_page_states_every_limit_with_its_value_from_the_code():
+    from dashboards import run_limits
+    from dashboards.session import Session
+    from market.inputs import limits
+
+    page = runpy.run_path(str(ROOT / "docs" / "gen_limits.py"))["limits_page"]()
+    for name in dir(limits):
+        if name.startswith(("MAX_", "MIN_")):
+            assert f"| `{name}` |" in page, name
+    assert (
+        "| `MAX_JOBS` | 1,000,000 | jobs a client submits, and all clients of a run together |"
+        in page
+    )
+    assert f"| `MAX_TRACE_BYTES` | {limits.MAX_TRACE_BYTES:,} | a trace file's text," in page
+    assert f"| `MAX_SERVER_JOBS` | {run_limits.MAX_SERVER_JOBS:,} | jobs over every tab" in page
+    assert f"| `Session.budget` | {Session.budget:g} | at most this many wall-clock" in page
+    assert "| `STALL_AFTER` | 100,000 | hours with jobs waiting" in page
+    assert "_LINES_ALLOWED" not in page and "PATH_KEYS" not in page  # not limits

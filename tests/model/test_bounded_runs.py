@@ -5,9 +5,11 @@
 - A provider whose due job cannot start sleeps until something changes (an availability draw,
   an outage, processors returned, an arrival, a completion), instead of waking at every
   predicted end; a job its pool can essentially never hold is reported when it is committed,
-  naming the job's own pool.
+  naming the job's own pool, as is a stall.
 - A stretch where nothing happens costs two samples, however long; a trace's run whose pools
   would draw their availability too often over its length is refused before it starts.
+- The QoPS family keeps its deadline guarantee: without a scheduler it gets the conservative
+  one its promises are about (another is a one-line error, tests/unit/test_scenario.py).
 - EDF rejecting a job it had queued counts it as rejected in the market table too; a
   time-shared node's rent is shared by the jobs on it, so per-job rents sum to the ledger's.
 """
@@ -21,7 +23,8 @@ import pytest
 from market.core.ledger import Kind
 from market.inputs.scenario import ScenarioError, validate
 from market.sim.model import GridMarket, MarketStalled
-from tests.invariants import check_invariants, check_tables, watch
+from tests.invariants import check_guarantees, check_invariants, check_tables, watch
+from tests.markets import GUARANTEES
 
 RECORD = "{job} {submit} -1 {runtime} {procs} -1 -1 {procs} {runtime} -1 1 1 1 1 1 1 -1 -1\n"
 
@@ -145,6 +148,31 @@ def test_a_provider_of_several_pools_names_the_jobs_own_pool():
     )
 
 
+def test_a_stall_of_a_provider_of_several_pools_names_the_jobs_own_pool():
+    # Job 0 fits only pool b (a has 4), which has room for 8 once in 161 hours on average: not
+    # never, but longer than this stall window; the stall names b and its odds, not a.
+    model = market(
+        {
+            "resource_providers": [
+                {"name": "a", "capacity": 4},
+                {"name": "b", "capacity": 10, "uncertainty": {"overbooking": 0.4, "sigma": 0.6}},
+            ],
+            "service_providers": [{"name": "s", "scheduler": "conservative",
+                                   "admission": "accept_all", "reshape": False,
+                                   "resource_providers": ["a", "b"]}],
+            "clients": [{"name": "c", "workload": {"jobs": 2, "shapes": [8], "mean_work": 0.001}}],
+        }
+    )  # fmt: skip
+    model.stall_after = 200.0
+    with pytest.raises(MarketStalled) as info:
+        model.run()
+    assert str(info.value) == (
+        "the market stalled at t=200.5: s has 2 jobs waiting (the narrowest needs 8 processors) "
+        "and b has 6 of its 10 processors available (over-booked by 40%, 0 lost in outages now; "
+        "job 0 needs 8, which a 1-hour period offers with probability 0.00621)"
+    )
+
+
 # -- quiet stretches -------------------------------------------------------------------------------
 def test_a_job_of_a_trillion_seconds_runs_alone_in_two_samples(tmp_path):
     # 31,700 years of one job, sampled every half hour: 555 million samples before; the
@@ -227,3 +255,29 @@ def test_a_time_shared_nodes_rent_is_shared_by_the_jobs_on_it(tmp_path):
     assert first.rent == pytest.approx(0.5 + together / 2)
     assert second.rent == pytest.approx(together / 2 + second.end - first.end)
     assert first.rent + second.rent == pytest.approx(model.ledger.paid("sp", Kind.RENT))
+
+
+# -- guarantees ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("admission", GUARANTEES)
+def test_the_qops_family_without_a_scheduler_plans_conservatively_and_keeps_its_deadlines(
+    tmp_path, admission
+):
+    # 60 jobs of 1-8 processors on 8, deadlines from an EASY schedule at stringency 0.2: with
+    # the default scheduler (first_profit) admitted jobs missed their deadlines by hours.
+    jobs = [(300 * k, 600 + 97 * k % 3000, 2 ** (k % 4)) for k in range(60)]
+    replay = trace(tmp_path / "t.swf", jobs, max_procs=8)
+    workload = {"kind": "priced_swf", "trace": replay, "estimates": "exact",  # (VQoPS: values)
+                "deadlines": "stringency", "stringency": 0.2}  # fmt: skip
+    model = market(
+        {
+            "resource_providers": [{"name": "rp", "capacity": 8, "price": 0.0}],
+            "service_providers": [{"name": "sp", "admission": admission}],
+            "clients": [{"name": "c", "workload": workload}],
+        }
+    )
+    assert model.spec.service_providers[0].scheduler.name == "conservative"
+    watch(model)
+    result = model.run()
+    check_invariants(model)
+    kept = check_guarantees(model)  # every admitted deadline job met its deadline
+    assert kept == result.jobs["committed"].sum() > 0

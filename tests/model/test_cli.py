@@ -94,6 +94,12 @@ BAD_INPUTS = [
     (["run", str(DEFAULT_SCENARIO), "--seed", "18446744073709551616", "--jobs-out", "j.csv"],
      "--seed: 18446744073709551616 is out of range (from 0 to 9223372036854775807)"),
     (["run", str(DEFAULT_SCENARIO), "--seed", "1.5"], "--seed: invalid int value: '1.5'"),
+    (["run", str(DEFAULT_SCENARIO), "--seed", "9" * 5000],  # named, not repeated
+     "--seed: invalid int value: '" + "9" * 40 + "...' (5,000 characters)\n"),
+    (["run", str(DEFAULT_SCENARIO), "--set", "seed=" + "9" * 5000],
+     "--set: seed: line 1: a number of more than 4,300 digits"),
+    (["run", str(DEFAULT_SCENARIO), "--set", "name=" + "[" * 60000 + "]" * 60000],
+     "--set: name: nested too deeply"),
     (["dashboard", "--port", "70000"], "--port: 70000 is out of range (from 1 to 65535)"),
     (["dashboard", "--port", "0"], "--port: 0 is out of range"),
     (["trace", "info", "x.swf", "--processors", "-5"], "--processors: -5 is out of range"),

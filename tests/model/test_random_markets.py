@@ -95,10 +95,18 @@ def run_market(i: int, trace_dir) -> str:
 
 def test_random_markets_of_every_kind_finish_or_stop_in_one_line(tmp_path):
     outcomes: Counter[str] = Counter()
+    failures: list[str] = []  # every market that fails, not just the first (long runs)
     began = time.process_time()
     for i in range(MARKETS):
-        outcomes[run_market(i, tmp_path)] += 1
+        try:
+            outcomes[run_market(i, tmp_path)] += 1
+        except (Exception, pytest.fail.Exception) as exc:  # (a crash too: a finding)
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            failures.append(f"market {i}: {type(exc).__name__}: {first}")
     seconds = time.process_time() - began
+    assert not failures, f"{len(failures)} of {MARKETS} random markets failed:\n" + "\n".join(
+        failures
+    )
     finished = sum(n for k, n in outcomes.items() if k.startswith("finished"))
     print(f"{MARKETS} random markets in {seconds:.1f} CPU s: {dict(outcomes)}")
     assert finished >= 0.8 * MARKETS, outcomes

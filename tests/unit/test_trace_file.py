@@ -1,7 +1,7 @@
-"""Trace files read within bounds: a gzip bomb stops at the decompressed-size limit, a line of
-more than 18 fields is an error naming it (never read shifted), a very long line is refused
-before it is parsed, and a trace or a run of more jobs than the limits is refused before the
-jobs are built; each in one line."""
+"""Trace files read within bounds: a gzip bomb stops at the decompressed-size or the line-count
+limit, a line of more than 18 fields is an error naming it (never read shifted), a very long
+line is refused before it is parsed, and a trace or a run of more jobs than the limits is
+refused before the jobs are built; each in one line."""
 
 from __future__ import annotations
 
@@ -28,11 +28,11 @@ def _bomb(path, size: int, unit: bytes = RECORD) -> None:
 
 
 def test_a_gzip_bomb_stops_at_the_limit_quickly_and_in_bounded_memory(tmp_path):
-    # 300 MB of records packed into under 1 MB: reading stops once the 200 MB limit is passed,
-    # holding no more than the limit.
+    # 300 MB of records (padded to 200 bytes: fewer lines than their limit) packed into about
+    # 1 MB: reading stops once the 200 MB limit is passed, holding no more than its lines.
     path = tmp_path / "bomb.swf.gz"
-    _bomb(path, 300_000_000)
-    assert path.stat().st_size < 1_000_000
+    _bomb(path, 300_000_000, RECORD.rstrip().ljust(199) + b"\n")
+    assert path.stat().st_size < 2_000_000
     tracemalloc.start()
     began = time.process_time()
     try:
@@ -46,13 +46,48 @@ def test_a_gzip_bomb_stops_at_the_limit_quickly_and_in_bounded_memory(tmp_path):
         f"{path}: more than 200,000,000 bytes once decompressed, the most a trace may hold "
         "(market.inputs.limits)"
     )
-    assert peak < 1.2 * limits.MAX_TRACE_BYTES and time.process_time() - began < 10
+    # (what it holds is the lines read so far: 200 MB of text, and each line's str header)
+    assert peak < 1.5 * limits.MAX_TRACE_BYTES and time.process_time() - began < 10
+
+
+def test_a_bomb_of_tiny_lines_stops_at_the_line_limit_in_bounded_memory(tmp_path):
+    # 66 million two-byte comment lines in 190 KB: each line would become a string (3.4 GB, a
+    # MemoryError); reading stops once 2,000,000 lines are passed, a few megabytes in.
+    path = tmp_path / "lines.swf.gz"
+    _bomb(path, 200_000_000, b";\n")
+    tracemalloc.start()
+    try:
+        with pytest.raises(SwfError) as error:
+            read_swf(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert str(error.value) == (
+        f"{path}: more than 2,000,000 lines, the most a trace may hold (market.inputs.limits)"
+    )
+    assert peak < 40_000_000
 
 
 def test_a_bomb_of_nul_bytes_stops_at_the_first_chunk(tmp_path):
     path = tmp_path / "zeros.swf.gz"
     _bomb(path, 50_000_000, b"\x00" * 1000)
     with pytest.raises(SwfError, match=r"zeros.swf.gz:1: not an SWF text file \(a NUL byte"):
+        read_lines(path)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 20])
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1"])
+def test_lines_decoded_as_they_stream_in_are_the_files_lines(tmp_path, monkeypatch, chunk,
+                                                             encoding):  # fmt: skip
+    # Chunk ends split a \r\n, a two-byte character and a long line: the lines are those of
+    # the whole text, decoded as UTF-8, or as Latin-1 when it is not UTF-8.
+    monkeypatch.setattr("market.inputs.trace_file.CHUNK", chunk)
+    text = "; Computer: Café\r\n; Note: a\rb\n\n" + RECORD.decode() * 3 + "; end\r\n"
+    path = tmp_path / "t.swf"
+    path.write_bytes(text.encode(encoding))
+    assert read_lines(path) == text.replace("\r\n", "\n").split("\n")
+    path.write_bytes(b"1 " * 3000 + b"\r\n" + RECORD)
+    with pytest.raises(SwfError, match=r"t.swf:1: a line of 6,000 characters, more than the"):
         read_lines(path)
 
 
