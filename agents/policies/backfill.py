@@ -22,6 +22,8 @@ from agents.policies.list_scheduling import place
 from agents.policies.registry import register_scheduler
 from market.core.jobs import Job
 
+_new_tuple = tuple.__new__  # (a Placement without the keyword handling of its constructor)
+
 
 def rigid_shape(job: Job, pinned: Mapping[int, int] | None = None) -> int:
     """The one shape these schedulers run ``job`` on: a pinned one, else its widest."""
@@ -70,38 +72,53 @@ class EASY(Scheduler):
     ) -> Plan:
         profile = ctx.capacity.copy()
         now, price = ctx.now, ctx.price
-        pinned_shape = ctx.pins(pinned).get
+        pinned_shape = (ctx.pins(pinned) if pinned else ctx.shapes).get
         placements: list[Placement] = []
         unplaced: list[Job] = []
         free_now, free_ever = profile.free_at(now), profile.free_at(math.inf)
         jobs = iter(queue)
         # 1-2. Jobs start now in queue order while they fit; the first that does not is the head.
+        # (rigid_shape and Job.predicted_runtime inlined, the same arithmetic: the hot loop)
         for job in jobs:
-            n = pinned_shape(job.id) or job.shapes[-1]  # rigid_shape, inlined: the hot loop
-            runtime = job.predicted_runtime(n)
+            n = pinned_shape(job.id) or job.shapes[-1]
+            beta = job.serial_fraction
+            runtime = job.planned_work * (beta + (1.0 - beta) / n)
             start = profile.reserve_earliest(n, runtime, now)  # now, or the head's reservation
             if start == math.inf:
                 unplaced.append(job)  # more than the profile will ever have free
                 continue
-            placements.append(placement(job, n, start, start + runtime, price))
+            end = start + runtime  # (placement(), inlined: the hot loop)
+            value, rent = job.utility(end), price.cost(n, start, end)
+            placements.append(_new_tuple(Placement, (job, n, start, end, value, rent)))
             if start > now:
                 break
             free_now -= n
         # 3. Every later job starts now if it fits now around the head's reservation, or waits.
-        for job in jobs:
+        for job in jobs if free_now > 0 else ():
             shapes = job.shapes
             # A quick test first, as most of a long queue waits: a pinned shape is one of the
             # job's shapes, so if its narrowest does not fit now, none does.
             if shapes[0] <= free_now:
                 n = pinned_shape(job.id) or shapes[-1]
                 if n <= free_now:
-                    runtime = job.predicted_runtime(n)
+                    beta = job.serial_fraction
+                    runtime = job.planned_work * (beta + (1.0 - beta) / n)
                     if profile.reserve_at(now, runtime, n):
-                        placements.append(placement(job, n, now, now + runtime, price))
+                        end = now + runtime
+                        value, rent = job.utility(end), price.cost(n, now, end)
+                        placements.append(_new_tuple(Placement, (job, n, now, end, value, rent)))
                         free_now -= n
+                        if free_now <= 0:
+                            break  # (nothing later fits now: the rest below)
                     continue
             if shapes[-1] > free_ever and (pinned_shape(job.id) or shapes[-1]) > free_ever:
                 unplaced.append(job)  # more than the profile will ever have free
+        # Once nothing fits now, only the jobs wider than the profile ever has leave the plan.
+        unplaced += [
+            job
+            for job in jobs
+            if job.shapes[-1] > free_ever and (pinned_shape(job.id) or job.shapes[-1]) > free_ever
+        ]
         return Plan(now, placements, unplaced)
 
 
