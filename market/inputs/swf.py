@@ -36,6 +36,7 @@ from market.inputs.swf_stream import (
     MAX_RECORD_CHARS,
     WHOLE_AT,
     WHOLE_FIELDS,
+    parse_block,
     read_streamed,
 )
 from market.inputs.trace_file import SwfError, read_lines
@@ -188,6 +189,9 @@ def read_swf(path: str | os.PathLike[str], *, skip_bad: bool = False) -> SwfTrac
     return SwfTrace(path, header, comments, records, malformed, numbers)
 
 
+BLOCK_LINES = 65536  # lines parsed at a time
+
+
 def _parse_fast(data: list[str]) -> pd.DataFrame | None:
     """Every line by pandas' C parser, or None if any line is malformed (then parse slowly)."""
     if not data:
@@ -196,37 +200,17 @@ def _parse_fast(data: list[str]) -> pd.DataFrame | None:
     # such lines are no records, and the slow parse names the first.
     if len(data[0].split()) != len(FIELDS) or max(map(len, data)) > MAX_RECORD_CHARS:
         return None
-    text = io.BytesIO()  # (bytes, a block of lines at a time: a StringIO holds 4 bytes a
-    try:  # character, and one joined str would double it; non-ASCII: the slow parse names it)
-        for at in range(0, len(data), 65536):
-            text.write((("\n" if at else "") + "\n".join(data[at : at + 65536])).encode("ascii"))
-        text.seek(0)
-        values, n = np.empty((len(data), len(FIELDS))), 0
-        with pd.read_csv(  # (in blocks of rows: the whole text at once held 6 times its size)
-            text,
-            sep=r"\s+",
-            header=None,
-            names=list(FIELDS),
-            dtype=np.float64,
-            engine="c",
-            skip_blank_lines=False,
-            na_filter=False,  # "nan" is not a number here
-            chunksize=65536,
-        ) as reader:
-            for frame in reader:
-                # lines of more than 18 fields: the extra leading ones became the index; the
-                # slow parse names the first such line
-                if not isinstance(frame.index, pd.RangeIndex) or n + len(frame) > len(data):
-                    return None
-                values[n : n + len(frame)] = frame.to_numpy()
-                n += len(frame)
-    except (ValueError, pd.errors.ParserError):  # (UnicodeEncodeError is a ValueError)
-        return None
-    # A short line fills with NaN; "inf" parses but is not a number of a record.
-    if n != len(data) or not np.isfinite(values).all():
-        return None
-    if (values[:, WHOLE_AT] % 1 != 0).any():
-        return None
+    values = np.empty((len(data), len(FIELDS)))
+    for at in range(0, len(data), BLOCK_LINES):  # (a block at a time: the whole text at once
+        block = data[at : at + BLOCK_LINES]  # held 6 times its size)
+        try:
+            text = "\n".join(block).encode("ascii")  # non-ASCII: the slow parse names it
+        except UnicodeEncodeError:
+            return None
+        parsed = parse_block(text, len(block))
+        if parsed is None:
+            return None
+        values[at : at + len(block)] = parsed
     return _frame(values)
 
 
