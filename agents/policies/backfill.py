@@ -22,8 +22,6 @@ from agents.policies.list_scheduling import place
 from agents.policies.registry import register_scheduler
 from market.core.jobs import Job
 
-_new_tuple = tuple.__new__  # (a Placement without the keyword handling of its constructor)
-
 
 def rigid_shape(job: Job, pinned: Mapping[int, int] | None = None) -> int:
     """The one shape these schedulers run ``job`` on: a pinned one, else its widest."""
@@ -78,18 +76,14 @@ class EASY(Scheduler):
         free_now, free_ever = profile.free_at(now), profile.free_at(math.inf)
         jobs = iter(queue)
         # 1-2. Jobs start now in queue order while they fit; the first that does not is the head.
-        # (rigid_shape and Job.predicted_runtime inlined, the same arithmetic: the hot loop)
         for job in jobs:
-            n = pinned_shape(job.id) or job.shapes[-1]
-            beta = job.serial_fraction
-            runtime = job.planned_work * (beta + (1.0 - beta) / n)
+            n = pinned_shape(job.id) or job.shapes[-1]  # rigid_shape, inlined: the hot loop
+            runtime = job.predicted_runtime(n)
             start = profile.reserve_earliest(n, runtime, now)  # now, or the head's reservation
             if start == math.inf:
                 unplaced.append(job)  # more than the profile will ever have free
                 continue
-            end = start + runtime  # (placement(), inlined: the hot loop)
-            value, rent = job.utility(end), price.cost(n, start, end)
-            placements.append(_new_tuple(Placement, (job, n, start, end, value, rent)))
+            placements.append(placement(job, n, start, start + runtime, price))
             if start > now:
                 break
             free_now -= n
@@ -101,12 +95,9 @@ class EASY(Scheduler):
             if shapes[0] <= free_now:
                 n = pinned_shape(job.id) or shapes[-1]
                 if n <= free_now:
-                    beta = job.serial_fraction
-                    runtime = job.planned_work * (beta + (1.0 - beta) / n)
+                    runtime = job.predicted_runtime(n)
                     if profile.reserve_at(now, runtime, n):
-                        end = now + runtime
-                        value, rent = job.utility(end), price.cost(n, now, end)
-                        placements.append(_new_tuple(Placement, (job, n, now, end, value, rent)))
+                        placements.append(placement(job, n, now, now + runtime, price))
                         free_now -= n
                         if free_now <= 0:
                             break  # (nothing later fits now: the rest below)
