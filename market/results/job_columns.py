@@ -1,9 +1,10 @@
 """A service provider's job records as columns, read once for both the per-job table
 (:mod:`market.results.result`) and the summary metrics (:mod:`market.results.provider_metrics`).
 
-One list per column, one list comprehension per attribute: Python specialises a comprehension's
-attribute read, which makes it several times cheaper than ``operator.attrgetter`` or
-``getattr`` per item. Number columns become float64 arrays, NaN where a value is missing (None).
+One list comprehension per attribute (Python specialises a comprehension's attribute read,
+which makes it several times cheaper than ``operator.attrgetter`` or ``getattr`` per item), over
+a chunk of records at a time: number columns go straight into float64 arrays, NaN where a value
+is missing (None), ids, widths and flags into int64 and bool arrays, the rest into lists.
 Beside the table's columns the summary reads the jobs' ``deadline`` and ``best_effort``, which
 the table leaves out. The table's generic columns are here; a policy family's own columns (the
 value-aware policies' parameters, the market's price terms) are :class:`JobColumns` its module
@@ -66,24 +67,57 @@ def job_columns(sp: Any, table: bool = True) -> dict[str, Any]:
     """The columns of ``sp``'s records (a service or cluster provider's ``JobRecord``\\ s): the
     numbers the summary reads (with ``deadline`` and ``best_effort``), and with ``table`` the
     rest of the per-job table: the job, its decision, what happened, and each registered
-    family's columns."""
+    family's columns. Read :data:`CHUNK` records at a time, each number column straight into
+    its array, so that no column is ever held whole as a list of numbers."""
     records = list(sp.records.values())
+    n = len(records)
+    floating = float_columns() if table else BASE_FLOATS
+    cols: dict[str, Any] = {}
+    for at in range(0, n, CHUNK) if n else (0,):
+        chunk = records[at : at + CHUNK]
+        for name, values in _read(sp, chunk, table).items():
+            if name in floating:
+                column = cols.get(name)
+                if column is None:
+                    column = cols[name] = np.empty(n)
+                column[at : at + len(chunk)] = floats(values)
+            elif name in INTEGERS:
+                column = cols.get(name)
+                if column is None:
+                    column = cols[name] = np.empty(n, dtype=INTEGERS[name])
+                column[at : at + len(chunk)] = values
+            else:
+                cols.setdefault(name, []).extend(values)
+    return cols
+
+
+#: Records read at a time (a column's list of one chunk is the most held of it).
+CHUNK = 8192
+
+#: Columns whose values are never missing, held as numpy arrays of these types.
+INTEGERS = {
+    "job": np.int64, "max_processors": np.int64,
+    "committed": np.bool_, "accepted": np.bool_, "best_effort": np.bool_,
+}  # fmt: skip
+
+
+def _read(sp: Any, records: list, table: bool) -> dict[str, list]:
+    """One list per column of ``records`` (see :func:`job_columns`)."""
     jobs = [r.job for r in records]
     decisions = [r.decision for r in records]
     cols = {
-        "arrival": floats([j.arrival for j in jobs]),
-        "work": floats([j.work for j in jobs]),
-        "deadline": floats([j.deadline for j in jobs]),
+        "arrival": [j.arrival for j in jobs],
+        "work": [j.work for j in jobs],
+        "deadline": [j.deadline for j in jobs],
         "best_effort": [j.best_effort for j in jobs],
-        "expected_profit": floats([d.expected_profit for d in decisions]),
+        "expected_profit": [d.expected_profit for d in decisions],
         "committed": [r.committed for r in records],
-        "processors": floats([r.processors for r in records]),
-        "start": floats([r.start for r in records]),
-        "end": floats([r.end for r in records]),
-        "paid": floats([r.paid for r in records]),
-        "profit": floats([r.profit for r in records]),
+        "processors": [r.processors for r in records],
+        "start": [r.start for r in records],
+        "end": [r.end for r in records],
+        "paid": [r.paid for r in records],
+        "profit": [r.profit for r in records],
     }
-    floating = BASE_FLOATS
     if table:
         cols |= {
             "provider": [sp.name] * len(records),
@@ -95,18 +129,14 @@ def job_columns(sp: Any, table: bool = True) -> dict[str, Any]:
             "accepted": [d.accepted for d in decisions],
             "reason": [d.reason for d in decisions],
             "detail": [d.detail for d in decisions],
-            "planned_processors": floats([d.processors for d in decisions]),
-            "planned_start": floats([d.start for d in decisions]),
-            "planned_end": floats([d.end for d in decisions]),
-            "expected_value": floats([d.expected_value for d in decisions]),
-            "rent": floats([r.rent for r in records]),
+            "planned_processors": [d.processors for d in decisions],
+            "planned_start": [d.start for d in decisions],
+            "planned_end": [d.end for d in decisions],
+            "expected_value": [d.expected_value for d in decisions],
+            "rent": [r.rent for r in records],
         }
         for family in _FAMILIES:
             cols |= family.read(sp, records, decisions)
-        floating = float_columns()
-    for name in floating.intersection(cols):  # (the base ones became arrays as they were read,
-        if isinstance(cols[name], list):  # so that their lists are not all held at once)
-            cols[name] = floats(cols[name])
     return cols
 
 

@@ -88,9 +88,25 @@ def _jobs(parts: list[dict]) -> pd.DataFrame:
     for name in names:
         if len(parts) == 1:
             values = parts[0][name]
-        elif name in floating:
+        elif isinstance(parts[0][name], np.ndarray):  # numbers, ids, flags
             values = np.concatenate([part[name] for part in parts])
         else:
             values = [v for part in parts for v in part[name]]
-        columns[name] = pd.array(values, dtype="Int64") if name == "swf_job" else values
+        if name == "swf_job":
+            values = pd.array(values, dtype="Int64")
+        elif isinstance(values, list) and _strings(values):
+            values = pd.array(values, dtype=TEXT)
+        columns[name] = values
     return pd.DataFrame(columns, copy=False)  # (the columns are fresh: not copied again)
+
+
+#: The per-job table's text columns: pandas' ``str``, holding the records' own strings (most
+#: are the same few objects: a provider's name, an admission reason) instead of copying every
+#: row's characters into an Arrow buffer.
+TEXT = pd.StringDtype("python", na_value=np.nan)
+
+
+def _strings(values: list) -> bool:
+    """Whether ``values`` are strings, some of them None (missing) maybe."""
+    kinds = set(map(type, values))
+    return str in kinds and kinds <= {str, type(None)}
