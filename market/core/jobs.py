@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from market.core.utility import UtilityFunction
 
 _new, _set = object.__new__, object.__setattr__
+_ONE_SHAPE: dict[int, tuple[int]] = {}  # rigid jobs' shapes, one tuple per width (immutable)
 
 
 def amdahl_runtime(work: float, serial_fraction: float, processors: int) -> float:
@@ -105,7 +106,11 @@ class Job:
         put(job, "work", work)
         put(job, "utility", utility)
         put(job, "serial_fraction", 0.0)
-        put(job, "shapes", (processors,))
+        put(
+            job,
+            "shapes",
+            _ONE_SHAPE.get(processors) or _ONE_SHAPE.setdefault(processors, (processors,)),
+        )
         put(job, "work_estimate", work_estimate)
         put(job, "deadline", deadline)
         put(job, "client", client)

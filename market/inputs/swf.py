@@ -22,7 +22,7 @@ import io
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,19 +147,23 @@ def parse_header(comments: Iterable[str]) -> dict[str, Any]:
     return header
 
 
-def read_swf(path: str | os.PathLike[str], *, skip_bad: bool = False) -> SwfTrace:
+def read_swf(
+    path: str | os.PathLike[str], *, skip_bad: bool = False, fields: Sequence[str] = FIELDS
+) -> SwfTrace:
     """Read an SWF file (plain or gzip).
 
     A malformed data line (not 18 fields, a field that is not a finite number, a count that is
     not whole, non-ASCII text) raises
     :class:`SwfError` naming the file and line, unless ``skip_bad`` is true: then it is skipped
-    and counted in :attr:`SwfTrace.malformed`.
+    and counted in :attr:`SwfTrace.malformed`. The records keep only ``fields`` (in the file's
+    order; every field is still checked), e.g. the ones a selection reads.
     """
     path = Path(path)
-    streamed = read_streamed(path, MAX_TRACE_RECORDS)  # (None: anything unusual: read whole)
+    fields = [f for f in FIELDS if f in fields]
+    streamed = read_streamed(path, MAX_TRACE_RECORDS, fields)  # (None: anything unusual)
     if streamed is not None:
         comments, values, numbers = streamed
-        records = _frame(values, copy=False)
+        records = _frame(values, fields, copy=False)
         return SwfTrace(path, parse_header(comments), comments, records, 0, numbers)
     lines = read_lines(path)
     comments: list[str] = []
@@ -185,6 +189,8 @@ def read_swf(path: str | os.PathLike[str], *, skip_bad: bool = False) -> SwfTrac
         malformed = len(data_at) - len(good)
         data_at = good
         records = _frame(values)
+    if len(fields) < len(FIELDS):
+        records = records[fields]
     numbers = np.asarray(data_at, dtype=np.int64) + 1
     return SwfTrace(path, header, comments, records, malformed, numbers)
 
@@ -251,11 +257,12 @@ def _parse_slow(
     return values, good
 
 
-def _frame(values: np.ndarray, copy: bool = True) -> pd.DataFrame:
-    """The records' frame (``values`` changed in place, and kept, unless ``copy``)."""
+def _frame(values: np.ndarray, fields: Sequence[str] = FIELDS, copy: bool = True) -> pd.DataFrame:
+    """The records' frame of ``fields`` (``values`` changed in place, and kept, unless
+    ``copy``)."""
     values = values.copy() if copy else values
     values[values == -1] = np.nan  # -1 is "unknown" in every field
-    return pd.DataFrame(values, columns=list(FIELDS), copy=False)
+    return pd.DataFrame(values, columns=list(fields), copy=False)
 
 
 # -- writing --------------------------------------------------------------------------------------

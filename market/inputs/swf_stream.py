@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 from array import array
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -83,11 +84,14 @@ def parse_block(text: str | bytes, lines: int) -> np.ndarray | None:
 
 
 def read_streamed(
-    path: Path, max_records: int = MAX_TRACE_RECORDS
+    path: Path, max_records: int = MAX_TRACE_RECORDS, fields: Sequence[str] = FIELDS
 ) -> tuple[list[str], np.ndarray, np.ndarray] | None:
-    """``(header lines without their ";", records as an n x 18 array, each record's line)`` of
-    the file at ``path``, or None where anything is unusual (see the module docstring; more
-    than ``max_records`` records is)."""
+    """``(header lines without their ";", records as an n x len(fields) array of those fields,
+    each record's line)`` of the file at ``path``, or None where anything is unusual (see the
+    module docstring; more than ``max_records`` records is). Every field of every line is
+    checked; only ``fields`` are kept."""
+    columns = [FIELDS.index(f) for f in fields]
+    every = columns == list(range(len(FIELDS)))
     comments: list[bytes] = []
     numbers = array("q")
     blocks: list[np.ndarray] = []
@@ -119,7 +123,7 @@ def read_streamed(
             values = parse_block(b"\n".join(block), len(block))
             if values is None:
                 return None
-            blocks.append(values)
+            blocks.append(values if every else values[:, columns])
             block = []
     raw = b"\n".join(comments)
     try:
@@ -127,7 +131,7 @@ def read_streamed(
     except UnicodeDecodeError:
         text = raw.decode("latin-1")  # (as the whole-file reader decodes)
     header = [c.lstrip()[1:] for c in text.split("\n")] if comments else []
-    values = np.concatenate(blocks) if blocks else np.empty((0, len(FIELDS)))
+    values = np.concatenate(blocks) if blocks else np.empty((0, len(columns)))
     return header, values, np.frombuffer(numbers, dtype=np.int64).copy()
 
 

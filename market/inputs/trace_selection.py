@@ -22,6 +22,9 @@ import pandas as pd
 #: Status codes of partial-execution lines (SWF field 11).
 PARTIAL_STATUS = (2, 3, 4)
 
+#: The SWF fields the rules read (a reader may keep only these).
+SELECTION_FIELDS = ("job", "submit", "runtime", "procs", "req_procs", "req_time", "status")
+
 
 #: The choices of each rule (the trace workload's fields use the same types).
 Partial = Literal["auto", "summary", "parts"]

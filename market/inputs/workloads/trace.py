@@ -29,6 +29,7 @@ from market.core.utility import UtilityFunction
 from market.inputs.limits import MAX_PROCESSORS, check_machine, check_run_jobs
 from market.inputs.swf import read_swf
 from market.inputs.trace_selection import (
+    SELECTION_FIELDS,
     DropReport,
     KeepOrDrop,
     Partial,
@@ -44,6 +45,7 @@ from market.inputs.workloads.deadlines import urgency_factors
 from market.inputs.workloads.trace_steps import SECONDS_PER_HOUR
 
 _FEWER = " (first_jobs, window or a smaller load_factor give fewer)"
+CHUNK = 8192  # jobs made at a time from the stream's arrays
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +100,7 @@ class TraceJobs:
 @functools.lru_cache(maxsize=8)
 def _selected(path: str, mtime: float, size: int, skip_bad: bool, processors: int | None, rules):
     """Read and select once per file version (variants and replications reuse it)."""
-    trace = read_swf(path, skip_bad=skip_bad)
+    trace = read_swf(path, skip_bad=skip_bad, fields=SELECTION_FIELDS)
     records, report = trace.select(processors, rules)
     capacity = processors or trace.max_procs
     if capacity is None:
@@ -295,33 +297,42 @@ class TraceWorkload(BaseModel):
                 f"estimate {prepared.estimate[i]:g} h and {prepared.processors[i]} processors "
                 "cannot make a job"
             )
-        jobs, rigid = [], Job.rigid
+        jobs, rigid, n = [], Job.rigid, len(prepared)
         free = UtilityFunction.constant(0.0) if not price else None  # (QoPS: no prices)
-        for i, (t, run, est, n, due, user, number) in enumerate(
-            zip(
-                prepared.arrival.tolist(),
-                prepared.runtime.tolist(),
-                prepared.estimate.tolist(),
-                prepared.processors.tolist(),
-                prepared.deadline.tolist(),
-                prepared.user_deadline.tolist(),
-                prepared.source.tolist(),
+        widths = prepared.processors
+        # Products as float64 arrays (the doubles Python's would give), a chunk of them as
+        # Python numbers at a time: no whole stream held as lists of numbers.
+        work, planned = widths * prepared.runtime, widths * prepared.estimate
+        exact = np.array_equal(work, planned)  # exact estimates: one float for both
+        values = (price * widths) * prepared.runtime  # (the constant utilities' values)
+        kinds = ("no-deadline", "deadline") if labelled else ("", "")
+        for at in range(0, n, CHUNK):
+            part = slice(at, at + CHUNK)
+            columns = zip(
+                prepared.arrival[part].tolist(),
+                work[part].tolist(),
+                planned[part].tolist(),
+                widths[part].tolist(),
+                prepared.deadline[part].tolist(),
+                prepared.user_deadline[part].tolist(),
+                prepared.source[part].tolist(),
+                values[part].tolist(),
                 strict=True,
             )
-        ):
-            jobs.append(
-                rigid(
-                    first_id + i,
-                    t,
-                    n * run,
-                    free or UtilityFunction.constant(price * n * run),
-                    n,
-                    n * est,
-                    None if due != due else due,  # NaN: no deadline
-                    client,
-                    ("deadline" if user else "no-deadline") if labelled else "",
-                    labelled and not user,
-                    number,
+            for i, (t, w, p, k, due, user, number, value) in enumerate(columns, first_id + at):
+                jobs.append(
+                    rigid(
+                        i,
+                        t,
+                        w,
+                        free or UtilityFunction.constant(value),
+                        k,
+                        w if exact else p,
+                        None if due != due else due,  # NaN: no deadline
+                        client,
+                        kinds[user],
+                        labelled and not user,
+                        number,
+                    )
                 )
-            )
         return jobs
