@@ -15,12 +15,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from itertools import chain
 
 import numpy as np
 
 from market.core.rent import PriceSchedule
 
 Span = tuple[int, float | None, float | None, float | None]
+
+
+def exact_sum(values: np.ndarray, chunk: int = 8192) -> float:
+    """``math.fsum`` of ``values`` (correctly rounded, whatever the order), made Python floats
+    a chunk at a time rather than all at once."""
+    return math.fsum(
+        chain.from_iterable(values[at : at + chunk].tolist() for at in range(0, len(values), chunk))
+    )
 
 
 def spans(jobs: Iterable[Span]) -> np.ndarray:
@@ -41,7 +50,7 @@ def _held(jobs: np.ndarray, lo: float, hi: float, now: float):
 def rented_hours(jobs: Iterable[Span] | np.ndarray, lo: float, hi: float, now: float) -> float:
     """Processor-hours held during ``[lo, hi]``."""
     started, a, b = _held(spans(jobs), lo, hi, now)
-    return math.fsum((started[:, 0] * np.maximum(0.0, b - a)).tolist())
+    return exact_sum(started[:, 0] * np.maximum(0.0, b - a))
 
 
 def window_profit(
@@ -55,7 +64,7 @@ def window_profit(
     rent = price.costs(processors, a, b)
     end, value = started[:, 2], started[:, 3]
     paid = value[(lo <= end) & (end <= hi) & ~np.isnan(value)]  # (NaN compares False)
-    return math.fsum(paid.tolist()) - math.fsum(rent)
+    return exact_sum(paid) - math.fsum(rent)
 
 
 def window_rate(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from market.results.job_columns import job_columns
-from market.results.windows import rented_hours
+from market.results.windows import exact_sum, rented_hours
 
 if TYPE_CHECKING:
     from market.sim.model import GridMarket
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def fsum(values: np.ndarray) -> float:
     """The correctly rounded sum (``math.fsum``: the same whatever the order)."""
-    return math.fsum(values.tolist())
+    return exact_sum(values)
 
 
 def mean(values: np.ndarray) -> float:
