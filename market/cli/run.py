@@ -53,7 +53,7 @@ def run_command(args: argparse.Namespace, out=None) -> int:
             try:
                 model = GridMarket(variant, seed=args.seed)
                 progress.watch(model)
-                results.append((label, variant, model.run()))
+                results.append((label, variant, model.run(jobs=jobs_out is not None)))
             except (MarketStalled, ScenarioError, SwfError) as exc:  # one line: say which run
                 where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
                 raise type(exc)(f"{where}: {exc}") from None

@@ -46,9 +46,10 @@ def mean_price(sp: Any) -> float:
     return sp.sales.won_price / won
 
 
-def market_table(model: GridMarket, jobs: pd.DataFrame) -> pd.DataFrame:
+def market_table(model: GridMarket, jobs: pd.DataFrame | None) -> pd.DataFrame:
     """One row per service provider, client and resource provider, and one for the market
-    (``jobs``: the run's per-job table, :attr:`market.results.result.RunResult.jobs`)."""
+    (``jobs``: the run's per-job table, :attr:`market.results.result.RunResult.jobs`; None:
+    the providers' records, read here)."""
     ledger, now = model.ledger, model.time if model.end_time is None else model.end_time
     placed = placed_jobs(model)
     rows: list[dict[str, Any]] = []
@@ -61,7 +62,8 @@ def market_table(model: GridMarket, jobs: pd.DataFrame) -> pd.DataFrame:
             "rent": sp.rent_paid, "profit": profit,
             "market_share_pct": _pct(sp.accepted, placed),
         })  # fmt: skip
-    surplus_total, money = 0.0, _client_money(jobs)
+    money = _client_money(jobs) if jobs is not None else _client_money_of_records(model)
+    surplus_total = 0.0
     for client in model.clients.values():
         paid, surplus = money.get(client.name, (0.0, 0.0))
         surplus_total += surplus
@@ -113,6 +115,21 @@ def market_figures(model: GridMarket) -> dict[str, float]:
         "profit": profit,
         "welfare": surplus + profit + math.fsum(rents.values()),
     }
+
+
+def _client_money_of_records(model: GridMarket) -> dict[str, tuple[float, float]]:
+    """:func:`_client_money` from the providers' records (the same sums: ``math.fsum`` is
+    exact in any order)."""
+    paid: dict[str, list[float]] = {}
+    surplus: dict[str, list[float]] = {}
+    for sp in model.service_providers.values():
+        for r in sp.records.values():
+            if r.end is not None and r.paid is not None and r.paid == r.paid:
+                client = r.job.client or "client"
+                paid.setdefault(client, []).append(r.paid)
+                value = r.surplus
+                surplus.setdefault(client, []).append(math.nan if value is None else value)
+    return {client: (math.fsum(paid[client]), math.fsum(surplus[client])) for client in paid}
 
 
 def _client_money(jobs: pd.DataFrame) -> dict[str, tuple[float, float]]:

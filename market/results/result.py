@@ -42,26 +42,28 @@ class RunResult:
     sites: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
-    def from_model(cls, model: GridMarket) -> RunResult:
-        """Collect the result of ``model`` (finished or not)."""
+    def from_model(cls, model: GridMarket, jobs: bool = True) -> RunResult:
+        """Collect the result of ``model`` (finished or not); ``jobs=False`` leaves the per-job
+        table empty (its columns only), for a caller that needs only the other tables."""
         sps = list(model.service_providers.values())
-        columns = [job_columns(sp) for sp in sps]  # read once for the summary and the table
+        columns = [job_columns(sp, table=jobs) for sp in sps]  # read once for both tables
         summary = pd.DataFrame(
             [provider_summary(model, sp, c) for sp, c in zip(sps, columns, strict=True)]
         )
         # batch sites, their VARQ users and brokers: the rows each site gives
         sites = [row for site in model.batch_sites.values() for row in site.summary_rows()]
-        jobs = _jobs([c for sp, c in zip(sps, columns, strict=True) if sp.records])
+        table = _jobs([c for sp, c in zip(sps, columns, strict=True) if sp.records and jobs])
+        del columns  # (the table holds what it needs of them)
         return cls(
             scenario=model.spec.name,
             seed=model.seed,
             finished=not model.running,
             summary=summary,
             timeseries=_timeseries(model),
-            jobs=jobs,
+            jobs=table,
             ledger=model.ledger.to_frame(),
             balances=model.ledger.balances(),
-            market=market_table(model, jobs),
+            market=market_table(model, table if jobs else None),
             sites=pd.DataFrame(sites),
         )
 

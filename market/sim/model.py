@@ -256,8 +256,9 @@ class GridMarket(mesa.Model):
         self.run_until(at)
         return True
 
-    def run(self, max_time: float = math.inf) -> RunResult:
-        """Run until every job is done (or ``max_time``) and return the result.
+    def run(self, max_time: float = math.inf, jobs: bool = True) -> RunResult:
+        """Run until every job is done (or ``max_time``) and return the result (``jobs=False``:
+        without the per-job table, see :meth:`result`).
 
         Raises :class:`MarketStalled` if jobs wait that can never run.
         """
@@ -265,7 +266,7 @@ class GridMarket(mesa.Model):
             interval = self.spec.sample_interval
             while self.running and self.time < max_time:
                 self.advance_to(min(self._quiet_until(interval), max_time))
-            return self.result()
+            return self.result(jobs)
 
     def _quiet_until(self, interval: float) -> float:
         """The next sample time: one ``interval`` on, or, when nothing happens for several
@@ -300,6 +301,8 @@ class GridMarket(mesa.Model):
         waiting = [why for agent in self.participants if (why := agent.why_waiting())]
         return "; ".join(waiting) or "nothing is scheduled and not every job has been submitted"
 
-    def result(self) -> RunResult:
-        """The run's summary, time series, per-job table and ledger (so far)."""
-        return RunResult.from_model(self)
+    def result(self, jobs: bool = True) -> RunResult:
+        """The run's summary, time series, per-job table and ledger (so far); ``jobs=False``
+        leaves the per-job table empty, for a caller that needs only the others (its memory
+        is most of a result's)."""
+        return RunResult.from_model(self, jobs)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from market.inputs.scenario import validate
@@ -90,5 +91,24 @@ def test_the_summary_from_columns_is_its_definitions_record_by_record(seed, tmp_
                 if getattr(sp, "policy", None) is not None and sp.policy.sharing == "time":
                     del expected["utilization"]  # a time-shared cluster's own (fulfilment.py)
                 assert _same({k: summary[k] for k in expected}, expected)
+    except MarketStalled:
+        pytest.skip("this random market stalls (its pools' chances)")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_result_without_the_per_job_table_has_the_same_other_tables(seed, tmp_path):
+    # Random markets (competing providers with prices every other seed), mid-run and at the
+    # end: the market table's client money read from the records is the one from the per-job
+    # table, and the summary is the same; the per-job table is left with its columns only.
+    rng = np.random.default_rng(seed)
+    data = random_market(rng, trace_dir=tmp_path, market=seed % 2 == 1)
+    model = GridMarket(validate(data), seed=seed)
+    try:
+        for until in (model.time + 2.0, math.inf):
+            model.run(until)
+            full, light = model.result(), model.result(jobs=False)
+            pd.testing.assert_frame_equal(light.market, full.market)
+            pd.testing.assert_frame_equal(light.summary, full.summary)
+            assert light.jobs.empty and list(light.jobs.columns) == list(full.jobs.columns)
     except MarketStalled:
         pytest.skip("this random market stalls (its pools' chances)")
