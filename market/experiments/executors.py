@@ -49,7 +49,7 @@ def execute_run(spec: RunSpec) -> RunOutcome:
 
     start = time.perf_counter()
     try:
-        result = GridMarket(spec.scenario, seed=spec.seed).run()
+        result = GridMarket(spec.scenario, seed=spec.seed).run(jobs=False)  # (summary, sites)
     except Exception as exc:
         return RunOutcome(
             spec.run_id,
