@@ -159,6 +159,9 @@ def read_swf(
     order; every field is still checked), e.g. the ones a selection reads.
     """
     path = Path(path)
+    unknown = set(fields) - set(FIELDS)
+    if unknown:
+        raise ValueError(f"not SWF fields: {', '.join(sorted(unknown))} (see FIELDS)")
     fields = [f for f in FIELDS if f in fields]
     streamed = read_streamed(path, MAX_TRACE_RECORDS, fields)  # (None: anything unusual)
     if streamed is not None:

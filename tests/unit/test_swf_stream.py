@@ -71,3 +71,26 @@ def test_carriage_returns_are_read_whole(tmp_path):
     path.write_bytes(b"; MaxProcs: 8\r\n" + (RECORD.format(1, 10) + "\r\n").encode())
     assert swf_stream.read_streamed(path) is None
     assert len(read_swf(path).records) == 1
+
+
+@pytest.mark.parametrize("whole", [False, True], ids=["streamed", "whole-file"])
+def test_some_fields_are_those_columns_of_every_field_and_every_field_is_still_checked(
+    tmp_path, monkeypatch, whole
+):
+    monkeypatch.setattr(swf_stream, "BLOCK", 2)
+    lines = ["; MaxProcs: 8", *(RECORD.format(i, 10 * i) for i in range(1, 6))]
+    path = tmp_path / "t.swf"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    if whole:  # (as a file the streamed reader hands back is read)
+        monkeypatch.setattr(swf, "read_streamed", lambda *_: None)
+    every = read_swf(path)
+    some = read_swf(path, fields=("status", "job", "req_time"))  # (file order kept)
+    assert list(some.records.columns) == ["job", "req_time", "status"]
+    assert some.records.equals(every.records[["job", "req_time", "status"]])
+    assert np.array_equal(some.line_numbers, every.line_numbers) and some.header == every.header
+    # a bad field outside the ones kept is still the error naming its line
+    path.write_text("\n".join([*lines, RECORD.format(6, 60).replace(" 1 1 1 ", " 1 x 1 ")]))
+    with pytest.raises(SwfError, match=r"t.swf:7: field 12 \(user\)"):
+        read_swf(path, fields=("job", "submit"))
+    with pytest.raises(ValueError, match="not SWF fields: nodes"):
+        read_swf(path, fields=("job", "nodes"))
