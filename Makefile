@@ -30,14 +30,19 @@ lint: venv
 # Speed figures (tests/benchmarks), run on demand, never in CI. `make bench`: the EASY replay of
 # SDSC-SP2 beside the minimal reference loop, start-up and memory, each with its target, written
 # to docs/benchmarks.md (BENCH_ARGS adds e.g. --synthetic --callgrind --accasim PYTHON --cqsim
-# DIR); `make bench-suite`: every pytest benchmark, timed in CPU seconds.
+# DIR); `make bench-suite`: every pytest benchmark (SUITE=... for some), timed in CPU seconds,
+# its table written to docs/benchmarks.md too.
 BENCH_ARGS ?=
+SUITE ?= tests/benchmarks
 bench: venv
 	$(BIN)/python tests/benchmarks/compare.py --markdown docs/benchmarks.md $(BENCH_ARGS)
 
 bench-suite: venv
-	$(BIN)/pytest tests/benchmarks --benchmark-enable --benchmark-only -p no:cacheprovider \
-	  --benchmark-timer time.process_time
+	mkdir -p build
+	$(BIN)/pytest $(SUITE) --benchmark-enable --benchmark-only -p no:cacheprovider \
+	  --benchmark-timer time.process_time --benchmark-json build/bench-suite.json
+	$(BIN)/python tests/benchmarks/suite_table.py build/bench-suite.json \
+	  --markdown docs/benchmarks.md --command "make bench-suite SUITE='$(SUITE)'"
 
 # The documentation site (mkdocs.yml, docs/): served with live reload; built into build/site.
 docs: venv

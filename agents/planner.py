@@ -69,7 +69,9 @@ class _Recorder(Scheduler):
         it leaves the plan as it is), if admission built one."""
         n = decision.processors
         for queue, pinned, plan in self.plans:
-            if len(queue) != len(jobs) or list(queue) != jobs:  # (jobs compare by identity)
+            if len(queue) != len(jobs):
+                continue
+            if (queue if type(queue) is list else list(queue)) != jobs:  # (jobs: by identity)
                 continue
             if pinned:
                 if pinned == {job.id: n}:

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 
 from agents.participant import Participant
 from agents.records import JobRecord
+from agents.resource_provider import ResourceProviderAgent
 from market.core.ledger import Kind
 
 if TYPE_CHECKING:
     from agents.policies.base import Admission, Decision, Plan
     from agents.policies.libra import ClusterPolicy
-    from agents.resource_provider import ResourceProviderAgent
     from agents.sales import Sales
     from market.core.jobs import Job
     from market.core.quotes import PriceQuote
@@ -47,11 +47,14 @@ class Provider(Participant):
     cluster: TimeSharedCluster | None = None
 
     def __init__(
-        self, model: GridMarket, name: str, pools: Sequence[ResourceProviderAgent]
+        self,
+        model: GridMarket,
+        name: str,
+        pools: ResourceProviderAgent | Sequence[ResourceProviderAgent],
     ) -> None:
         super().__init__(model)
         self.name = name
-        self.pools = list(pools)
+        self.pools = [pools] if isinstance(pools, ResourceProviderAgent) else list(pools)
         self.resource_provider = self.pools[0]  # the first (the only one, as in the papers)
         for pool in self.pools:
             pool.tenants.append(self)

@@ -157,7 +157,8 @@ class ResourceProviderAgent(mesa.Agent):
         self._ends.add(until, processors)
         self.in_use += processors
         self.version += 1
-        self._post_price()
+        if self.utilization_premium:
+            self._post_price()
         return lease
 
     def price_factor(self) -> float:

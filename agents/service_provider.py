@@ -53,13 +53,8 @@ class ServiceProviderAgent(Provider):
         reshape: bool = True,
         pricing: Pricing | None = None,
     ) -> None:
-        pools = (
-            [resource_provider]
-            if isinstance(resource_provider, ResourceProviderAgent)
-            else list(resource_provider)
-        )
-        super().__init__(model, name, pools)
-        fast = model.clock.fast
+        super().__init__(model, name, resource_provider)
+        pools, fast = self.pools, model.clock.fast
         # One planner per pool; each with its own copy of the (possibly adaptive) policies.
         self.planners = [Planner(scheduler, admission, pools[0], risk, fast)] + [
             Planner(copy.deepcopy(scheduler), copy.deepcopy(admission), pool, risk, fast)
@@ -73,15 +68,9 @@ class ServiceProviderAgent(Provider):
         self._plans: list[Plan] = []  # the latest scheduler run's plans (pools with jobs)
         self._dispatch_event: Event | None = None
         self._wake_event: Event | None = None
-        self._blocked: list[Plan] = []  # plans with a due job that could not start (dispatch)
 
-    @property
-    def scheduler(self) -> Scheduler:
-        return self.planner.scheduler
-
-    @property
-    def admission(self) -> Admission:
-        return self.planner.admission
+    scheduler = property(lambda self: self.planner.scheduler)  # (the first pool's policies)
+    admission = property(lambda self: self.planner.admission)
 
     @property
     def queue(self) -> list[Job]:
@@ -91,7 +80,10 @@ class ServiceProviderAgent(Provider):
     @property
     def waiting(self) -> bool:
         """Whether admitted jobs wait to start (on any pool)."""
-        return any(planner.queue for planner in self.planners)
+        for planner in self.planners:  # noqa: SIM110  (a loop: asked after every end)
+            if planner.queue:
+                return True
+        return False
 
     @property
     def idle(self) -> bool:
@@ -129,8 +121,7 @@ class ServiceProviderAgent(Provider):
 
     def least_need(self, job: Job) -> int:
         """The fewest processors ``job`` can start on here: its narrowest shape if it may be
-        reshaped when due, else the shape it was admitted on (or the narrowest its scheduler
-        runs)."""
+        reshaped when due, else its admitted shape (or the narrowest its scheduler runs)."""
         if self.reshape:
             return job.shapes[0]
         admitted = self.planners[self.records[job.id].pool].shapes.get(job.id)
@@ -152,48 +143,42 @@ class ServiceProviderAgent(Provider):
         self._request_dispatch()
 
     def dispatch(self) -> None:
-        """Start every job each pool's plan has due now; sleep until the earliest next start."""
+        """Start every job each pool's plan has due now; sleep until the earliest next start.
+        A plan with a due job that could not start wakes nobody: it, and the jobs planned after
+        it, wait for something to change (a draw, an outage, processors returned, an arrival, a
+        completion: each runs the scheduler again), never waking in between to plan the same
+        (which would spin through a long stall)."""
         self._dispatch_event = None
-        self._blocked = []
         now = self.model.clock.now
-        plans = [
-            plan
-            for planner, pool in zip(self.planners, self.pools, strict=True)
-            if (plan := self._dispatch_pool(planner, pool, now)) is not None
-        ]
+        plans, wake = [], None
+        for planner, pool in zip(self.planners, self.pools, strict=True):
+            if planner.queue:
+                plan, stuck = self._dispatch_pool(planner, pool, now)
+                plans.append(plan)
+                at = None if stuck else plan.next_start(now)
+                if at is not None and (wake is None or at < wake):
+                    wake = at
         if plans:
             self._plans = plans
-        wake = min((w for p in plans if (w := self._next_start(p, now)) is not None), default=None)
         self._set_wake(wake, now)
-
-    def _next_start(self, plan: Plan, now: float) -> float | None:
-        """When ``plan`` starts its next job (None: no wake-up). None too when a job it had due
-        now could not start: it, and the jobs planned after it, wait for something to change
-        (an availability draw or an outage, processors returned to the pool, an arrival, a
-        completion: each runs the scheduler again), never waking in between to plan the same
-        (which, each predicted end apart, would spin through a long stall)."""
-        if any(plan is blocked for blocked in self._blocked):
-            return None
-        return plan.next_start(now)
 
     def _dispatch_pool(
         self, planner: Planner, pool: ResourceProviderAgent, now: float
-    ) -> Plan | None:
-        """The scheduler run on one pool: start its due jobs; the plan (None: nothing queued)."""
-        if not planner.queue:
-            return None
-        plan = planner.plan(now)
+    ) -> tuple[Plan, bool]:
+        """The scheduler run on one pool: start its due jobs; the plan, and whether a due job
+        could not start."""
+        plan, stuck = planner.plan(now), False
         for placement in plan.due(now):
             if self.start(placement, pool, now):
                 planner.started(placement.job)
-            elif not self._blocked or self._blocked[-1] is not plan:
-                self._blocked.append(plan)  # (see _next_start)
+            else:
+                stuck = True
         if planner.scheduler.compresses:
             planner.compress(plan)
         if planner.risk is not None:  # processors free now carry no risk (§3.5)
             while (early := planner.early_start(now)) is not None and self.start(early, pool, now):
                 planner.started(early.job)
-        return plan
+        return plan, stuck
 
     def _set_wake(self, at: float | None, now: float) -> None:
         """Wake at ``at`` (on the clock's grid; None: no wake-up), moving any earlier one."""

@@ -70,7 +70,7 @@ class EASY(Scheduler):
     ) -> Plan:
         profile = ctx.capacity.copy()
         now, price = ctx.now, ctx.price
-        pinned_shape = ctx.pins(pinned).get
+        pinned_shape = (ctx.pins(pinned) if pinned else ctx.shapes).get
         placements: list[Placement] = []
         unplaced: list[Job] = []
         free_now, free_ever = profile.free_at(now), profile.free_at(math.inf)
@@ -88,7 +88,7 @@ class EASY(Scheduler):
                 break
             free_now -= n
         # 3. Every later job starts now if it fits now around the head's reservation, or waits.
-        for job in jobs:
+        for job in jobs if free_now > 0 else ():
             shapes = job.shapes
             # A quick test first, as most of a long queue waits: a pinned shape is one of the
             # job's shapes, so if its narrowest does not fit now, none does.
@@ -99,9 +99,17 @@ class EASY(Scheduler):
                     if profile.reserve_at(now, runtime, n):
                         placements.append(placement(job, n, now, now + runtime, price))
                         free_now -= n
+                        if free_now <= 0:
+                            break  # (nothing later fits now: the rest below)
                     continue
             if shapes[-1] > free_ever and (pinned_shape(job.id) or shapes[-1]) > free_ever:
                 unplaced.append(job)  # more than the profile will ever have free
+        # Once nothing fits now, only the jobs wider than the profile ever has leave the plan.
+        unplaced += [
+            job
+            for job in jobs
+            if job.shapes[-1] > free_ever and (pinned_shape(job.id) or job.shapes[-1]) > free_ever
+        ]
         return Plan(now, placements, unplaced)
 
 

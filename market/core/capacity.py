@@ -267,15 +267,17 @@ class LeaseEnds:
     Mesa-free replay (:mod:`agents.replay`).
     """
 
-    __slots__ = ("_ending", "_times", "capacity")
+    __slots__ = ("_ending", "_leased", "_times", "capacity")
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self._times: list[float] = []  # announced ends, increasing
         self._ending: list[int] = []  # leased processors ending at each
+        self._leased = 0  # their sum
 
     def add(self, until: float, processors: int) -> None:
         """``processors`` more (negative: fewer) leased processors end at ``until``."""
+        self._leased += processors
         times, ending = self._times, self._ending
         i = bisect_left(times, until)
         if i < len(times) and times[i] == until:
@@ -288,7 +290,18 @@ class LeaseEnds:
 
     def profile(self, now: float) -> CapacityProfile:
         """Processors free from ``now`` on if every lease ends at its announced end."""
-        first = bisect_right(self._times, now)
-        ending = self._ending[first:]
-        free = list(accumulate(ending, initial=self.capacity - sum(ending)))
-        return CapacityProfile._trusted(self.capacity, [now, *self._times[first:]], free)
+        times, ending = self._times, self._ending
+        first = bisect_right(times, now)
+        if first:  # (leases past their announced end: no longer counted)
+            ending = ending[first:]
+            free = self.capacity - sum(ending)
+        else:
+            free = self.capacity - self._leased
+        profile = _new_profile(CapacityProfile)  # (CapacityProfile._trusted, inlined)
+        profile.capacity = self.capacity
+        profile._times = [now, *times[first:]] if first else [now, *times]
+        profile._free = list(accumulate(ending, initial=free))
+        return profile
+
+
+_new_profile = CapacityProfile.__new__

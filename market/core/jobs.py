@@ -48,6 +48,7 @@ class Job:
             measured as best-effort (response time, slowdown).
         swf_job: the SWF job number (field 1) of a trace job, None for synthetic jobs; a
             duplicate made to raise a trace's load carries its original's number.
+        planned_work: the work the planner believes (``work_estimate``, else ``work``).
     """
 
     id: int
@@ -62,7 +63,7 @@ class Job:
     kind: str = ""
     best_effort: bool = False
     swf_job: int | None = None
-    _estimate: float = field(init=False, repr=False)
+    planned_work: float = field(init=False, repr=False)  # work_estimate, else work
 
     def __post_init__(self) -> None:
         if not self.work > 0:  # also rejects NaN
@@ -77,7 +78,7 @@ class Job:
         estimate = self.work if self.work_estimate is None else self.work_estimate
         if not estimate > 0:  # also rejects NaN
             raise ValueError(f"job {self.id}: work_estimate must be > 0")
-        object.__setattr__(self, "_estimate", estimate)
+        object.__setattr__(self, "planned_work", estimate)
 
     @classmethod
     def rigid(
@@ -111,7 +112,7 @@ class Job:
         put(job, "kind", kind)
         put(job, "best_effort", best_effort)
         put(job, "swf_job", swf_job)
-        put(job, "_estimate", work_estimate)
+        put(job, "planned_work", work_estimate)
         return job
 
     def runtime(self, processors: int) -> float:
@@ -120,7 +121,7 @@ class Job:
 
     def predicted_runtime(self, processors: int) -> float:
         """Runtime the planner expects on ``processors`` processors (Amdahl on the estimate)."""
-        return amdahl_runtime(self._estimate, self.serial_fraction, processors)
+        return amdahl_runtime(self.planned_work, self.serial_fraction, processors)
 
     @property
     def max_shape(self) -> int:

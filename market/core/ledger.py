@@ -52,10 +52,10 @@ class Ledger:
     ) -> Entry | None:
         """Record that ``payer`` pays ``payee`` ``amount`` (which must be >= 0); nothing is
         recorded (and None returned) when the amount is 0."""
+        if amount == 0:  # (a free pool's rent, a job worth nothing: most of a trace replay)
+            return None
         if not (amount >= 0 and math.isfinite(amount)):  # also rejects NaN
             raise ValueError(f"a transfer must be finite and >= 0, got {amount} ({kind}, {job=})")
-        if amount == 0:
-            return None
         entry = Entry(time, payer, payee, float(amount), kind, job)
         self._entries.append(entry)
         self._balance[payer] -= amount
@@ -68,6 +68,8 @@ class Ledger:
         self, time: float, client: str, provider: str, value: float, job: int
     ) -> Entry | None:
         """Settle a completed job worth ``value``: a payment, or a penalty when negative."""
+        if value == 0:
+            return None
         if value >= 0:
             return self.transfer(time, client, provider, value, Kind.PAYMENT, job)
         return self.transfer(time, provider, client, -value, Kind.PENALTY, job)

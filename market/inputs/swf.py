@@ -31,32 +31,20 @@ import numpy as np
 import pandas as pd
 
 from market.inputs.limits import MAX_TRACE_RECORDS
+from market.inputs.swf_stream import (
+    FIELDS,
+    MAX_RECORD_CHARS,
+    WHOLE_AT,
+    WHOLE_FIELDS,
+    parse_block,
+    read_streamed,
+)
 from market.inputs.trace_file import SwfError, read_lines
 from market.inputs.trace_selection import DropReport, SelectionRules, TooWideError, select_records
 
-__all__ = ["FIELDS", "SwfError", "SwfTrace", "parse_header", "read_swf", "write_swf"]
-
-#: The 18 SWF fields, in file order (SWF v2.2 field names, shortened).
-FIELDS: tuple[str, ...] = (
-    "job",  # 1 job number
-    "submit",  # 2 submit time, s
-    "wait",  # 3 wait time, s
-    "runtime",  # 4 run time, s
-    "procs",  # 5 number of allocated processors
-    "cpu_time",  # 6 average CPU time used, s
-    "memory",  # 7 used memory, KB per processor
-    "req_procs",  # 8 requested number of processors
-    "req_time",  # 9 requested time (the user's runtime estimate), s
-    "req_memory",  # 10 requested memory, KB per processor
-    "status",  # 11 1 completed, 0 failed, 5 cancelled; 2/3/4 partial executions
-    "user",  # 12 user id
-    "group",  # 13 group id
-    "executable",  # 14 executable (application) number
-    "queue",  # 15 queue number
-    "partition",  # 16 partition number
-    "preceding_job",  # 17 preceding job number
-    "think_time",  # 18 think time from the preceding job, s
-)
+__all__ = [
+    "FIELDS", "WHOLE_FIELDS", "SwfError", "SwfTrace", "parse_header", "read_swf", "write_swf",
+]  # fmt: skip
 
 #: Header keys whose value starts with an integer (``; MaxNodes: 338 (batch partition)`` -> 338).
 INT_HEADER_KEYS = frozenset(
@@ -65,10 +53,6 @@ INT_HEADER_KEYS = frozenset(
         "MaxRuntime", "MaxMemory", "MaxQueues", "MaxPartitions",
     }
 )  # fmt: skip
-
-#: Fields that count or name things and so must be whole numbers (their column positions).
-WHOLE_FIELDS = ("job", "procs", "req_procs", "status")
-_WHOLE_AT = [FIELDS.index(f) for f in WHOLE_FIELDS]
 
 _KEY_LINE = re.compile(r"^;\s?([A-Za-z][A-Za-z0-9_]*)\s*:\s?(.*)$")
 _LEADING_INT = re.compile(r"^\s*([+-]?\d+)")
@@ -172,6 +156,11 @@ def read_swf(path: str | os.PathLike[str], *, skip_bad: bool = False) -> SwfTrac
     and counted in :attr:`SwfTrace.malformed`.
     """
     path = Path(path)
+    streamed = read_streamed(path, MAX_TRACE_RECORDS)  # (None: anything unusual: read whole)
+    if streamed is not None:
+        comments, values, numbers = streamed
+        records = _frame(values, copy=False)
+        return SwfTrace(path, parse_header(comments), comments, records, 0, numbers)
     lines = read_lines(path)
     comments: list[str] = []
     data_at: list[int] = []
@@ -200,8 +189,7 @@ def read_swf(path: str | os.PathLike[str], *, skip_bad: bool = False) -> SwfTrac
     return SwfTrace(path, header, comments, records, malformed, numbers)
 
 
-#: Characters of the longest data line the fast parse takes (a record has about 100).
-MAX_RECORD_CHARS = 512
+BLOCK_LINES = 65536  # lines parsed at a time
 
 
 def _parse_fast(data: list[str]) -> pd.DataFrame | None:
@@ -212,37 +200,17 @@ def _parse_fast(data: list[str]) -> pd.DataFrame | None:
     # such lines are no records, and the slow parse names the first.
     if len(data[0].split()) != len(FIELDS) or max(map(len, data)) > MAX_RECORD_CHARS:
         return None
-    text = io.BytesIO()  # (bytes, a block of lines at a time: a StringIO holds 4 bytes a
-    try:  # character, and one joined str would double it; non-ASCII: the slow parse names it)
-        for at in range(0, len(data), 65536):
-            text.write((("\n" if at else "") + "\n".join(data[at : at + 65536])).encode("ascii"))
-        text.seek(0)
-        values, n = np.empty((len(data), len(FIELDS))), 0
-        with pd.read_csv(  # (in blocks of rows: the whole text at once held 6 times its size)
-            text,
-            sep=r"\s+",
-            header=None,
-            names=list(FIELDS),
-            dtype=np.float64,
-            engine="c",
-            skip_blank_lines=False,
-            na_filter=False,  # "nan" is not a number here
-            chunksize=65536,
-        ) as reader:
-            for frame in reader:
-                # lines of more than 18 fields: the extra leading ones became the index; the
-                # slow parse names the first such line
-                if not isinstance(frame.index, pd.RangeIndex) or n + len(frame) > len(data):
-                    return None
-                values[n : n + len(frame)] = frame.to_numpy()
-                n += len(frame)
-    except (ValueError, pd.errors.ParserError):  # (UnicodeEncodeError is a ValueError)
-        return None
-    # A short line fills with NaN; "inf" parses but is not a number of a record.
-    if n != len(data) or not np.isfinite(values).all():
-        return None
-    if (values[:, _WHOLE_AT] % 1 != 0).any():
-        return None
+    values = np.empty((len(data), len(FIELDS)))
+    for at in range(0, len(data), BLOCK_LINES):  # (a block at a time: the whole text at once
+        block = data[at : at + BLOCK_LINES]  # held 6 times its size)
+        try:
+            text = "\n".join(block).encode("ascii")  # non-ASCII: the slow parse names it
+        except UnicodeEncodeError:
+            return None
+        parsed = parse_block(text, len(block))
+        if parsed is None:
+            return None
+        values[at : at + len(block)] = parsed
     return _frame(values)
 
 
@@ -269,7 +237,7 @@ def _parse_slow(
                 if not math.isfinite(value):
                     problem = f"field {k + 1} ({FIELDS[k]}) is not a number: {token[:20]!r}"
                     break
-                if k in _WHOLE_AT and not value.is_integer():
+                if k in WHOLE_AT and not value.is_integer():
                     problem = f"field {k + 1} ({FIELDS[k]}) is not a whole number: {token[:20]}"
                     break
                 row.append(value)
@@ -283,10 +251,11 @@ def _parse_slow(
     return values, good
 
 
-def _frame(values: np.ndarray) -> pd.DataFrame:
-    values = values.copy()
+def _frame(values: np.ndarray, copy: bool = True) -> pd.DataFrame:
+    """The records' frame (``values`` changed in place, and kept, unless ``copy``)."""
+    values = values.copy() if copy else values
     values[values == -1] = np.nan  # -1 is "unknown" in every field
-    return pd.DataFrame(values, columns=list(FIELDS))
+    return pd.DataFrame(values, columns=list(FIELDS), copy=False)
 
 
 # -- writing --------------------------------------------------------------------------------------

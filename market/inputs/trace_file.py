@@ -76,6 +76,13 @@ def _too_long(path: Path, number: int, chars: int) -> SwfError:
     )
 
 
+def read_chunks(path: Path, limit: int = MAX_TRACE_BYTES) -> Iterator[bytes]:
+    """The file's bytes, decompressed if it is gzip, a chunk at a time, within the bounds (an
+    error when the reading comes to one): the streamed reader's input
+    (:mod:`market.inputs.swf_stream`)."""
+    return _chunks(path, limit)
+
+
 def _chunks(path: Path, limit: int) -> Iterator[bytes]:
     """The file's bytes, decompressed if it is gzip, a chunk at a time, at most ``limit`` of
     them and :data:`MAX_TRACE_LINES` lines (else an error)."""

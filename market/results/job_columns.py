@@ -71,17 +71,17 @@ def job_columns(sp: Any, table: bool = True) -> dict[str, Any]:
     jobs = [r.job for r in records]
     decisions = [r.decision for r in records]
     cols = {
-        "arrival": [j.arrival for j in jobs],
-        "work": [j.work for j in jobs],
-        "deadline": [j.deadline for j in jobs],
+        "arrival": floats([j.arrival for j in jobs]),
+        "work": floats([j.work for j in jobs]),
+        "deadline": floats([j.deadline for j in jobs]),
         "best_effort": [j.best_effort for j in jobs],
-        "expected_profit": [d.expected_profit for d in decisions],
+        "expected_profit": floats([d.expected_profit for d in decisions]),
         "committed": [r.committed for r in records],
-        "processors": [r.processors for r in records],
-        "start": [r.start for r in records],
-        "end": [r.end for r in records],
-        "paid": [r.paid for r in records],
-        "profit": [r.profit for r in records],
+        "processors": floats([r.processors for r in records]),
+        "start": floats([r.start for r in records]),
+        "end": floats([r.end for r in records]),
+        "paid": floats([r.paid for r in records]),
+        "profit": floats([r.profit for r in records]),
     }
     floating = BASE_FLOATS
     if table:
@@ -95,17 +95,18 @@ def job_columns(sp: Any, table: bool = True) -> dict[str, Any]:
             "accepted": [d.accepted for d in decisions],
             "reason": [d.reason for d in decisions],
             "detail": [d.detail for d in decisions],
-            "planned_processors": [d.processors for d in decisions],
-            "planned_start": [d.start for d in decisions],
-            "planned_end": [d.end for d in decisions],
-            "expected_value": [d.expected_value for d in decisions],
-            "rent": [r.rent for r in records],
+            "planned_processors": floats([d.processors for d in decisions]),
+            "planned_start": floats([d.start for d in decisions]),
+            "planned_end": floats([d.end for d in decisions]),
+            "expected_value": floats([d.expected_value for d in decisions]),
+            "rent": floats([r.rent for r in records]),
         }
         for family in _FAMILIES:
             cols |= family.read(sp, records, decisions)
         floating = float_columns()
-    for name in floating.intersection(cols):
-        cols[name] = floats(cols[name])
+    for name in floating.intersection(cols):  # (the base ones became arrays as they were read,
+        if isinstance(cols[name], list):  # so that their lists are not all held at once)
+            cols[name] = floats(cols[name])
     return cols
 
 

@@ -93,4 +93,4 @@ def _jobs(parts: list[dict]) -> pd.DataFrame:
         else:
             values = [v for part in parts for v in part[name]]
         columns[name] = pd.array(values, dtype="Int64") if name == "swf_job" else values
-    return pd.DataFrame(columns)
+    return pd.DataFrame(columns, copy=False)  # (the columns are fresh: not copied again)

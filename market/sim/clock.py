@@ -1,16 +1,14 @@
 """The clock: every event-loop trick of the simulation, in one place, behind one switch.
 
-Agents schedule through their model's :class:`Clock` where a trick applies. With ``fast=True``
-(the default) it runs end-of-instant work at once when nothing else is due at that instant
-(:meth:`Clock.at_end_of_instant`), keeps one Mesa event per provider's earliest completion
-(:class:`Completions`), pushes a bound method's Mesa ``Event`` on Mesa's heap itself
-(:meth:`Clock.at`; anything else goes through ``schedule_event``), reads the time where Mesa
-keeps it (:attr:`Clock.now`) and lets the planner reuse work. With ``fast=False`` each is an
-ordinary Mesa event and nothing is reused: the plain model, against which the equivalence tests
-check the tricks. Either way, with ``ticks_per_hour`` :meth:`Clock.snap` puts derived times on
-the tick grid, so events in one second are one instant (an end never before its start:
-:meth:`Clock.end_of`). The only module reading Mesa's private
-attributes (docs/architecture.md).
+With ``fast=True`` (the default) it runs end-of-instant work at once when nothing else is due
+then (:meth:`Clock.at_end_of_instant`), keeps one Mesa event per provider's earliest completion
+(:class:`Completions`), builds a bound method's Mesa ``Event`` itself (:meth:`Clock.at`), runs
+Mesa's heap in a loop of its own (:meth:`Clock.run_until`), reads the time where Mesa keeps it
+(:attr:`Clock.now`) and lets the planner reuse work. With ``fast=False`` each is an ordinary
+Mesa event and nothing is reused: the plain model the equivalence tests check the tricks
+against. Either way, with ``ticks_per_hour`` :meth:`Clock.snap` puts derived times on the tick
+grid, so events in one second are one instant (:meth:`Clock.end_of`). The only module reading
+Mesa's private attributes (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -22,13 +20,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from types import MethodType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from weakref import ref
 
+import mesa
 from mesa.time import Event, Priority
-
-if TYPE_CHECKING:
-    import mesa
 
 
 @contextmanager
@@ -120,6 +116,28 @@ class Clock:
             return event
         return self.model.schedule_event(callback, at=time, priority=priority)
 
+    def run_until(self, until: float) -> None:
+        """Mesa's ``Model.run_until``: run every event due by ``until`` in Mesa's order, then set
+        the time to ``until``. Fast, the loop over Mesa's heap is here, setting the time where
+        Mesa keeps it (nobody observing it): the same events, run in the same order."""
+        model = self.model
+        if not (self._builds and self._reads_time) or until <= model._time or _observed(model):
+            mesa.Model.run_until(model, until)
+            return
+        event_list, pop = self._event_list, heapq.heappop
+        while True:
+            events = event_list._events  # (compact() may replace the list: read it each time)
+            if not events or events[0].time > until:
+                break
+            event = pop(events)
+            if event._canceled:
+                continue
+            model._time = event.time
+            fn = event.fn()
+            if fn is not None:
+                fn(*event.function_args, **event.function_kwargs)
+        model.time = until
+
     def completions(self, handle: Callable[[list[Any], float], None]) -> Completions:
         """A new :class:`Completions` on this clock calling ``handle(keys, now)``."""
         return Completions(self, handle)
@@ -154,8 +172,14 @@ class Clock:
     def at_end_of_instant(self, callback: Callable[[], Any]) -> Event | None:
         """Run ``callback`` after everything else scheduled at this instant: at once if nothing
         else is (returns None), else in a low-priority event at this instant (returned)."""
-        now = self.now
-        if self._over(now):
+        model = self.model
+        if self._builds and self._reads_time:  # (``now`` and ``_over``, inlined: a hot path)
+            now, events = model._time, self._event_list._events
+            over = not events or (events[0].time > now and not events[0]._canceled)
+        else:
+            now = self.now
+            over = self._over(now)
+        if over:
             self.at_once += 1
             callback()
             return None
@@ -168,6 +192,12 @@ class Clock:
             return None
         upcoming = events.peek_ahead(1)
         return upcoming[0].time if upcoming else None
+
+
+def _observed(model: Any) -> bool:
+    """Whether anything subscribed to changes of the model's time (Mesa's signals: a model whose
+    time is Mesa's observable keeps its subscribers by (name, signal))."""
+    return any(key[0] == "time" and subs for key, subs in model.subscribers.items())
 
 
 def _events_as_expected(event_list: Any) -> bool:

@@ -228,6 +228,10 @@ class GridMarket(mesa.Model):
         self.run_until(time)
         self.datacollector.collect(self)
 
+    def run_until(self, end_time: float) -> None:
+        """Mesa's ``run_until``, through the clock (:meth:`market.sim.clock.Clock.run_until`)."""
+        self.clock.run_until(end_time)
+
     def set_markup(self, provider: str, markup: float) -> None:
         """Service provider ``provider`` prices with base markup ``markup`` (>= 0) from now on
         (the dashboard's market view); a ValueError naming the problem otherwise."""

@@ -307,13 +307,14 @@ def markdown(f: dict, table: list, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_page(path: Path, block: str) -> None:
-    """Put ``block`` in the page at ``path``: in place of the previous block, else at the end
-    (a new page gets a title), leaving the rest of the page as it is."""
+def write_page(path: Path, block: str, start: str = START, end: str = END) -> None:
+    """Put ``block`` in the page at ``path``: in place of the previous block between ``start``
+    and ``end``, else at the end (a new page gets a title), leaving the rest of the page as it
+    is."""
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        text = before + block.rstrip("\n") + rest.split(END, 1)[1]
+    if start in text and end in text:
+        before, rest = text.split(start, 1)
+        text = before + block.rstrip("\n") + rest.split(end, 1)[1]
     else:
         text = text.rstrip("\n") + "\n\n" + block
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,5 @@
-"""`make bench` writes its figures into the benchmarks page between its markers, and leaves the
-rest of the page (written by hand) as it is."""
+"""`make bench` and `make bench-suite` write their figures into the benchmarks page, each between
+its own markers, and leave the rest of the page as it is."""
 
 from __future__ import annotations
 
@@ -30,3 +30,30 @@ def test_a_page_without_the_block_gets_it_at_the_end(tmp_path):
     page.write_text("# B\n\nby hand\n")
     write_page(page, block("x"))
     assert page.read_text() == f"# B\n\nby hand\n\n{START}\nx\n{END}\n"
+
+
+def test_the_suite_table_is_written_from_the_json_in_its_own_block_beside_make_bench(tmp_path):
+    from tests.benchmarks import suite_table
+
+    def bench(name: str, low: float, mid: float, extra=None) -> dict:
+        fullname = f"tests/benchmarks/test_x.py::{name}"
+        stats = {"rounds": 3, "min": low, "median": mid}
+        return {"fullname": fullname, "name": name, "stats": stats, "extra_info": extra or {}}
+
+    data = {
+        "benchmarks": [
+            bench("test_default_run_first_profit", 0.05, 0.0612),
+            bench("test_easy_replay_of_sdsc_sp2_through_the_model", 2.5, 2.61, {"jobs_per_s": 2e4}),
+        ]
+    }
+    page = tmp_path / "benchmarks.md"
+    page.write_text(f"# B\n\n{START}\nbench\n{END}\n")
+    (tmp_path / "b.json").write_text(__import__("json").dumps(data))
+    suite_table.main([str(tmp_path / "b.json"), "--markdown", str(page)])
+    suite_table.main([str(tmp_path / "b.json"), "--markdown", str(page)])  # replaced, not added
+    text = page.read_text()
+    assert text.startswith(f"# B\n\n{START}\nbench\n{END}\n") and text.count(suite_table.START) == 1
+    assert (
+        "| `test_x.py` test_default_run_first_profit | 3 | 50 ms | 61.2 ms |  | <= 0.3 s |" in text
+    )
+    assert "| 2.5 s | 2.61 s | jobs_per_s 2e+04 | >= 20,000 jobs/s, <= 1 GiB |" in text

@@ -7,6 +7,7 @@ from __future__ import annotations
 from weakref import WeakMethod, ref
 
 import mesa
+import pytest
 from mesa.time import Event, Priority
 
 from market.sim.clock import Clock, _events_as_expected
@@ -123,3 +124,47 @@ def test_an_end_is_never_snapped_before_its_start():
     assert grid.end_of(start, 0.3 / 3600) == 11 / 3600  # 10.7 s: the grid, after the start
     assert grid.end_of(10 / 3600, 5 / 3600) == 15 / 3600
     assert free.end_of(start, 0.3 / 3600) == start + 0.3 / 3600
+
+
+def test_the_clocks_run_loop_runs_what_mesa_would_in_mesas_order():
+    # The same events (built ones, Mesa's, cancelled ones skipped) in Mesa's order, each at its
+    # time, then the time set to the end; an end at or before now runs nothing, as in Mesa.
+    def scheduled(model, clock, r, seen):
+        def note() -> None:
+            seen.append(model.time)
+
+        clock.at(1.0, r.a)
+        model.schedule_event(r.b, at=1.0)
+        clock.at(1.0, r.b, Priority.LOW)
+        clock.at(1.0, r.a, Priority.HIGH)
+        clock.at(0.5, r.b).cancel()
+        model.schedule_event(r.a, at=0.5, priority=Priority.LOW)
+        clock.at(2.5, r.b)  # after the end: stays scheduled
+        return note
+
+    runs = []
+    for fast in (True, False):
+        model = mesa.Model(rng=1)
+        clock, r, seen = Clock(model, fast=fast), Recorder(), []
+        note = scheduled(model, clock, r, seen)
+        clock.at(1.5, note)
+        clock.run_until(2.0)
+        assert model.time == clock.now == 2.0
+        with pytest.warns(RuntimeWarning):  # (Mesa's warning: nothing more runs)
+            clock.run_until(2.0)
+        runs.append((r.ran, seen, clock.next_event_time()))
+    assert runs[0] == runs[1] == (["a", "a", "a", "b", "b"], [1.5], 2.5)
+
+
+def test_a_model_whose_time_is_observed_is_run_by_mesa_and_every_change_seen():
+    model = mesa.Model(rng=1)
+    clock, r, seen = Clock(model, fast=True), Recorder(), []
+
+    def changed(signal) -> None:
+        seen.append(signal.additional_kwargs["new"])
+
+    model.observe("time", "changed", changed)
+    clock.at(1.0, r.a)
+    clock.at(1.5, r.b)
+    clock.run_until(2.0)
+    assert r.ran == ["a", "b"] and seen == [1.0, 1.5, 2.0]

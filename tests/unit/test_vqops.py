@@ -19,23 +19,12 @@ from agents.policies.whatif import whatif_revenue
 from market.core.jobs import Job
 from market.inputs.workloads.priced import to_deadline_price
 from tests.unit.test_backfill import ctx_for, replay
-from tests.unit.test_qops import check_guarantee
+from tests.unit.test_qops import (
+    check_guarantee,
+    queued_not_started,  # noqa: F401  (autouse here too)
+)
 
 SCHEDULER = Conservative()
-
-
-@pytest.fixture(autouse=True)
-def queued_not_started(monkeypatch):
-    """The hand-made cases here queue jobs that could start now, as admitted but not started,
-    to test the search on them; in a run such jobs have started (start_due, tested in
-    tests/unit/test_started_now.py), so that rule is off here."""
-    from agents.policies import deadline_schedule, vqops
-
-    def none_started(ctx, waiting):
-        return ctx, waiting, []
-
-    monkeypatch.setattr(deadline_schedule, "start_due", none_started)
-    monkeypatch.setattr(vqops, "start_due", none_started)
 
 
 def priced(id, processors, hours, top, deadline, arrival=0.0, kind="normal"):

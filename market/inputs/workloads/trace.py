@@ -295,7 +295,8 @@ class TraceWorkload(BaseModel):
                 f"estimate {prepared.estimate[i]:g} h and {prepared.processors[i]} processors "
                 "cannot make a job"
             )
-        jobs = []
+        jobs, rigid = [], Job.rigid
+        free = UtilityFunction.constant(0.0) if not price else None  # (QoPS: no prices)
         for i, (t, run, est, n, due, user, number) in enumerate(
             zip(
                 prepared.arrival.tolist(),
@@ -309,18 +310,18 @@ class TraceWorkload(BaseModel):
             )
         ):
             jobs.append(
-                Job.rigid(
+                rigid(
                     first_id + i,
                     t,
                     n * run,
-                    UtilityFunction.constant(price * n * run),
+                    free or UtilityFunction.constant(price * n * run),
                     n,
                     n * est,
-                    deadline=None if due != due else due,  # NaN: no deadline
-                    client=client,
-                    kind=("deadline" if user else "no-deadline") if labelled else "",
-                    best_effort=labelled and not user,
-                    swf_job=number,
+                    None if due != due else due,  # NaN: no deadline
+                    client,
+                    ("deadline" if user else "no-deadline") if labelled else "",
+                    labelled and not user,
+                    number,
                 )
             )
         return jobs
