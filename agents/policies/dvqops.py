@@ -5,13 +5,11 @@ VQoPS (:mod:`.vqops`) whose OC-Factor is re-chosen every ``window`` hours: what-
 once per candidate, and the one that earned most is kept (§4.3.1). Every ``max_window`` hours the
 window is re-chosen from ``windows`` (Figure 4b); our reading: each candidate window replays the
 last ``max_window`` hours changing its OC-Factor as DVQoPS with that window would have. Our
-choices: ties keep the current value; the first OC-Factor is ``initial_oc_factor`` and the first
-window ``initial_window``; the first change comes one window after the first arrival; a what-if
-starts from an empty machine (``whatif_start="empty"``), or from the live one as it was at the
-window's first arrival (``"live"``: the paper says only "starting rollback window hours in the
-past"). With ``incremental`` (default) the what-ifs of one choice run together; ``false`` runs
-each alone (the reference). Every decision carries ``oc_factor`` and ``rollback_window`` in
-``Decision.params``.
+choices: ties keep the current value; the first OC-Factor is ``initial_oc_factor``, the first
+window ``initial_window``, the first change one window after the first arrival; what-ifs start
+from an empty machine (``whatif_start="live"``: from the live one at the window's first arrival).
+``incremental=False`` runs each what-if alone (the reference path). Every decision carries
+``oc_factor`` and ``rollback_window`` in ``Decision.params``.
 """
 
 from __future__ import annotations
