@@ -31,6 +31,7 @@ def test_the_loop_starts_every_job_when_the_market_does(tmp_path):
     utilization, wait = easy_loop.measures(capacity, arrival, procs, runtime, start)
     assert np.isclose(result.summary.utilization.iloc[0], utilization, rtol=1e-12)
     assert np.isclose((frame.start - frame.arrival).mean() * 3600, wait, rtol=1e-12)
+    assert np.isclose(result.summary.mean_wait.iloc[0] * 3600, wait, rtol=1e-12)
     assert wait > 0  # the queue was used: backfilling had something to do
 
 

@@ -68,6 +68,7 @@ def _by_records(model, sp) -> dict:
             1 for r in done if r.job.deadline is not None and r.end > r.job.deadline + 1e-9
         ),
         "mean_response": mean([r.end - r.job.arrival for r in best_effort]),
+        "mean_wait": mean([r.start - r.job.arrival for r in done]),
         "mean_slowdown": mean(slowdowns),
     }
 

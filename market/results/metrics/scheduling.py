@@ -4,9 +4,10 @@ Schwiegelshohn, Sevcik & Wong, "Theory and practice in parallel job scheduling",
 The **bounded slowdown** of a job is ``max(1, (wait + run) / max(run, 10 s))``: its response
 time over its runtime, with runtimes shorter than 10 s counted as 10 s so that very short jobs do
 not dominate the mean. ``bounded_slowdown_10s`` is its mean over every completed job;
-``mean_slowdown`` and ``mean_response`` (hours from arrival to completion) are over the completed
-jobs without a deadline of their own (all of them when the workload has no deadlines), the
-QoS papers' best-effort jobs. The run table shows the bounded slowdown where no money moves
+``mean_wait`` (hours from arrival to start) is over every completed job too; ``mean_slowdown``
+and ``mean_response`` (hours from arrival to completion) are over the completed jobs without a
+deadline of their own (all of them when the workload has no deadlines), the QoS papers'
+best-effort jobs. The run table shows the wait and the bounded slowdown where no money moves
 (trace replays, QoPS, Libra).
 """
 
@@ -37,6 +38,11 @@ def _mean_response(run: ProviderRun) -> float:
     return mean(run.cols["end"][jobs] - run.cols["arrival"][jobs])
 
 
+def _mean_wait(run: ProviderRun) -> float:
+    jobs = run.done
+    return mean(run.cols["start"][jobs] - run.cols["arrival"][jobs])
+
+
 def _bounded_slowdown_10s(run: ProviderRun) -> float:
     """The mean bounded slowdown of every completed job."""
     return mean(_slowdowns(run, run.done))
@@ -56,6 +62,8 @@ METRICS.register(
     Metric("mean_slowdown", "scheduling", "sld. best-eff.",
            "mean bounded slowdown of the jobs without a deadline", float, "", 2, ("providers",),
            _qos, 3, compute=lambda run: mean(_slowdowns(run, run.best_effort))),
+    Metric("mean_wait", "scheduling", "wait h", "mean wait from arrival to start (h)", float, "h",
+           2, ("providers",), _no_money, 2, compute=_mean_wait, monitor=",.2f"),
     Metric("bounded_slowdown_10s", "scheduling", "BSLD", "mean bounded slowdown (10 s threshold)",
            float, "", 2, ("providers",), _no_money, 2, compute=_bounded_slowdown_10s,
            monitor=",.2f"),
