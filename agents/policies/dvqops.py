@@ -5,11 +5,11 @@ VQoPS (:mod:`.vqops`) whose OC-Factor is re-chosen every ``window`` hours: what-
 once per candidate, and the one that earned most is kept (§4.3.1). Every ``max_window`` hours the
 window is re-chosen from ``windows`` (Figure 4b); our reading: each candidate window replays the
 last ``max_window`` hours changing its OC-Factor as DVQoPS with that window would have. Our
-choices: ties keep the current value; the first OC-Factor is ``initial_oc_factor`` and the first
-window ``initial_window``; the first change comes one window after the first arrival. With
-``incremental`` (default) the what-ifs of one choice run together; ``false`` runs each alone
-(the reference). Every decision carries ``oc_factor`` and ``rollback_window`` in
-``Decision.params``.
+choices: ties keep the current value; the first OC-Factor is ``initial_oc_factor``, the first
+window ``initial_window``, the first change one window after the first arrival; what-ifs start
+from an empty machine (``whatif_start="live"``: from the live one at the window's first arrival).
+``incremental=False`` runs each what-if alone (the reference path). Every decision carries
+``oc_factor`` and ``rollback_window`` in ``Decision.params``.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from agents.policies.base import Admission, Decision, PlanContext, Scheduler
 from agents.policies.deadline_schedule import Order
 from agents.policies.registry import register_admission
 from agents.policies.vqops import VQoPS, check_oc_factor
-from agents.policies.whatif import whatif_revenue, whatif_revenues
+from agents.policies.whatif import Start, whatif_revenue, whatif_revenues
 from market.core.jobs import Job
 
 OC_FACTORS = (0.0, 0.05, 0.1, 0.2, 0.4)
@@ -49,6 +49,7 @@ class DVQoPS(Admission):
         max_window: hours between window changes, and the span they are judged on (64).
         initial_oc_factor, initial_window: before the first change (ours: 0 and max_window).
         k, order, append, favour_urgent: VQoPS's.
+        whatif_start: "empty" (ours) or "live": the machine a what-if starts from.
         incremental: run the what-ifs of one choice together (:func:`.whatif.whatif_revenues`:
             the same choices, in less time); False runs each on its own (the reference path).
     """
@@ -67,6 +68,7 @@ class DVQoPS(Admission):
         append: bool = True,
         favour_urgent: bool = True,
         incremental: bool = True,
+        whatif_start: Literal["empty", "live"] = "empty",
     ) -> None:
         if not oc_factors:
             raise ValueError("oc_factors must list at least one OC-Factor")
@@ -85,6 +87,10 @@ class DVQoPS(Admission):
             raise ValueError(f"initial_window must be > 0 hours, got {initial_window}")
         self.vqops = VQoPS(initial_oc_factor, k, order, append, favour_urgent)
         self.incremental = incremental
+        if whatif_start not in ("empty", "live"):
+            raise ValueError(f"whatif_start must be 'empty' or 'live', got {whatif_start!r}")
+        self.live = whatif_start == "live"
+        self._starts: dict[int, Start] = {}  # the live market at each job's arrival ("live")
         self.history: list[Job] = []  # jobs offered, by arrival
         self._next_oc: float | None = None  # when the OC-Factor is next re-chosen
         self._next_window: float | None = None  # when the window is next re-chosen
@@ -109,6 +115,10 @@ class DVQoPS(Admission):
             self._next_oc = now + self.window
         self._memo.clear()  # what-ifs are shared only within this decision
         self.history.append(job)
+        if self.live:
+            shapes = ctx.shapes
+            pinned = {j.id: shapes[j.id] for j in queue if j.id in shapes}
+            self._starts[job.id] = Start(now, ctx.capacity.copy(), tuple(queue), pinned)
         decision = self.vqops.decide_with(job, queue, ctx, self.oc_factor)
         decision.params = self.parameters()
         return decision
@@ -170,7 +180,8 @@ class DVQoPS(Admission):
             return self.vqops.decide_with(job, queue, ctx, oc_factor)
 
         jobs = [j for j in self.history if start <= j.arrival < end]
-        earned = self._memo[key] = whatif_revenue(jobs, capacity, decide, scheduler)
+        start_at = self._start_of(jobs)
+        earned = self._memo[key] = whatif_revenue(jobs, capacity, decide, scheduler, 0.0, start_at)
         return earned
 
     def _replay(
@@ -190,7 +201,7 @@ class DVQoPS(Admission):
             oc = changes[max(bisect_right(times, job.arrival) - 1, 0)][1]
             return self.vqops.decide_with(job, queue, ctx, oc)
 
-        return whatif_revenue(jobs, capacity, decide, scheduler)
+        return whatif_revenue(jobs, capacity, decide, scheduler, 0.0, self._start_of(jobs))
 
     # -- the incremental path: the what-ifs of one choice run together ---------------------------
     def _arrived(self, start: float, end: float) -> list[Job]:
@@ -211,8 +222,9 @@ class DVQoPS(Admission):
         vqops = self.vqops
         planned = vqops.plan_of if scheduler.plans_in_order else None
         return whatif_revenues(
-            jobs, capacity, vqops.appraise, vqops.verdict, scheduler, params, ends, planned=planned
-        )
+            jobs, capacity, vqops.appraise, vqops.verdict, scheduler, params, ends,
+            planned=planned, start=self._start_of(jobs),
+        )  # fmt: skip
 
     def _shared_window_scores(
         self, now: float, capacity: int, scheduler: Scheduler
@@ -246,11 +258,18 @@ class DVQoPS(Admission):
         rows = self._whatifs(self._arrived(start, now), replays, [now], capacity, scheduler)
         return dict(zip(self.windows, (row[0] for row in rows), strict=True))
 
+    def _start_of(self, jobs: Sequence[Job]) -> Start | None:
+        """Where a what-if of ``jobs`` starts: None (empty), or the live market at the first."""
+        return self._starts.get(jobs[0].id) if self.live and jobs else None
+
     def _forget(self, now: float) -> None:
         """Drop jobs too old for any what-if simulation."""
         horizon = now - self.max_window - max(self.windows)
         if self.history and self.history[0].arrival < horizon:
             self.history = [j for j in self.history if j.arrival >= horizon]
+            if self.live:
+                kept = self._starts
+                self._starts = {j.id: kept[j.id] for j in self.history if j.id in kept}
 
 
 def _constants(oc_factors: Sequence[float]) -> list[Callable[[float], float]]:

@@ -3,7 +3,8 @@ rule (Islam et al., OSU-CISRC-3/07-TR17, §4.3.1).
 
 A small Mesa-free event loop running the live market's code: each arrival is offered to the
 admission rule with the queue and pool as they are, and the scheduler re-plans. Our choices: the
-pool is empty at the window's start; jobs run for their estimates, so a plan holds until the
+pool is empty at the window's start, or a :class:`Start` (the live market then: its waiting jobs
+are planned and kept, not counted); jobs run for their estimates, so a plan holds until the
 next arrival; the queue is kept in planned-start order. :func:`whatif_revenue` runs one;
 :func:`whatif_revenues` runs several of the same jobs together and reads each revenue at several
 ends in one pass, with the same numbers (the decision split into ``appraise`` and ``judge``,
@@ -13,14 +14,27 @@ called in the live run's order).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
+from typing import NamedTuple
 
 from agents.policies.base import Decision, Placement, PlanContext, Scheduler
 from market.core.capacity import CapacityProfile
 from market.core.jobs import Job
 from market.core.rent import PriceSchedule
 
+_START = attrgetter("start")
 Decide = Callable[[Job, Sequence[Job], PlanContext], Decision]
+
+
+class Start(NamedTuple):
+    """The live market when a what-if begins: its free processors from ``now`` on (running jobs
+    taken out), its waiting jobs and their admitted shapes."""
+
+    now: float
+    pool: CapacityProfile
+    queue: tuple[Job, ...]
+    shapes: Mapping[int, int]
 
 
 def _start(pool: CapacityProfile, p: Placement) -> None:
@@ -38,13 +52,13 @@ def whatif_revenue(
     decide: Decide,
     scheduler: Scheduler,
     price: float = 0.0,
+    start: Start | None = None,
 ) -> float:
-    """The revenue ``jobs`` (in arrival order) earn on an empty pool of ``capacity`` under
-    ``decide`` and ``scheduler`` (see the module docstring)."""
-    queue: list[Job] = []
-    pool: CapacityProfile | None = None  # free processors, started jobs taken out
-    shapes: dict[int, int] = {}
-    pending: list[Placement] = []  # the last plan's placements not started yet
+    """The revenue ``jobs`` (in arrival order) earn on an empty pool of ``capacity`` (or from
+    ``start``) under ``decide`` and ``scheduler`` (see the module docstring)."""
+    market = Market.at(start, scheduler, price)
+    queue, pool, shapes, pending = market.queue, market.pool, market.shapes, market.pending
+    carried = market.carried  # the start's waiting jobs: not counted
     earned: list[float] = []
     for job in jobs:
         now = job.arrival
@@ -53,7 +67,8 @@ def whatif_revenue(
             for p in pending:
                 if p.job.id in started:
                     _start(pool, p)
-                    earned.append(p.value)
+                    if p.job.id not in carried:
+                        earned.append(p.value)
             pending = [p for p in pending if p.job.id not in started]
             queue = [p.job for p in pending]  # in planned-start order (compression)
         if pool is None:
@@ -70,9 +85,9 @@ def whatif_revenue(
             position = {job_id: i for i, job_id in enumerate(decision.queue_order)}
             queue.sort(key=lambda j: position[j.id])
         placements = scheduler.plan(ctx, queue).placements
-        pending = sorted(placements, key=lambda p: p.start)  # stable: ties keep queue order
+        pending = sorted(placements, key=_START)  # stable: ties keep queue order
         queue = [p.job for p in pending]
-    earned.extend(p.value for p in pending)
+    earned.extend(p.value for p in pending if p.job.id not in carried)
     return math.fsum(earned)
 
 
@@ -85,13 +100,31 @@ class Market:
     """One simulated market of :func:`whatif_revenues`: the state and steps of
     :func:`whatif_revenue`'s loop but the revenue earned so far, which its simulations keep."""
 
-    __slots__ = ("pending", "pool", "queue", "shapes")
+    __slots__ = ("carried", "pending", "pool", "queue", "shapes")
 
     def __init__(self) -> None:
         self.queue: list[Job] = []
         self.pool: CapacityProfile | None = None
         self.shapes: dict[int, int] = {}
         self.pending: list[Placement] = []
+        self.carried: frozenset[int] = frozenset()  # jobs whose values are not counted
+
+    @classmethod
+    def at(
+        cls, start: Start | None, scheduler: Scheduler, price: PriceSchedule | float = 0.0
+    ) -> Market:
+        """An empty market (``start`` None), or one in ``start``: its waiting jobs planned by
+        ``scheduler`` and carried."""
+        market = cls()
+        if start is None:
+            return market
+        market.pool = start.pool.copy()
+        market.shapes = dict(start.shapes)
+        ctx = PlanContext(start.now, market.pool, price, shapes=market.shapes)
+        market.pending = sorted(scheduler.plan(ctx, list(start.queue)).placements, key=_START)
+        market.queue = [p.job for p in market.pending]
+        market.carried = frozenset(job.id for job in start.queue)
+        return market
 
     def copy(self) -> Market:
         clone = Market.__new__(Market)
@@ -99,6 +132,7 @@ class Market:
         clone.pool = self.pool.copy()
         clone.shapes = self.shapes.copy()
         clone.pending = self.pending.copy()
+        clone.carried = self.carried
         return clone
 
     def advance(self, now: float, capacity: int) -> list[float]:
@@ -111,7 +145,8 @@ class Market:
             pool = self.pool
             for p in started:
                 _start(pool, p)
-                earned.append(p.value)
+                if p.job.id not in self.carried:
+                    earned.append(p.value)
             self.pending = pending = pending[len(started) :]
             self.queue = [p.job for p in pending]
         if self.pool is None:
@@ -138,7 +173,7 @@ class Market:
                 position = {job_id: i for i, job_id in enumerate(decision.queue_order)}
                 queue.sort(key=lambda j: position[j.id])
             placements = scheduler.plan(ctx, queue).placements
-        self.pending = sorted(placements, key=lambda p: p.start)
+        self.pending = sorted(placements, key=_START)
         self.queue = [p.job for p in self.pending]
 
     def state(self) -> tuple:
@@ -159,11 +194,12 @@ def whatif_revenues(
     ends: Sequence[float],
     price: float = 0.0,
     planned: Planned | None = None,
+    start: Start | None = None,
 ) -> list[list[float]]:
     """:func:`whatif_revenue` for several simulations of ``jobs`` at once: simulation ``i``
     decides with ``judge(appraise(job, queue, ctx), params[i](arrival), ctx)``. Its revenue over
     the jobs that arrived before each of ``ends`` (increasing) is ``result[i][k]``, the same
-    number :func:`whatif_revenue` returns on those jobs alone.
+    number :func:`whatif_revenue` returns on those jobs alone (from the same ``start``).
 
     Work saved, same results: simulations whose markets are the same share one market and one
     appraisal per job; they part when their parameters judge a job differently, and join again
@@ -175,12 +211,12 @@ def whatif_revenues(
     price_schedule = PriceSchedule.constant(price)  # built once, not per context
     result = [[math.nan] * len(ends) for _ in params]
     earned: list[list[float]] = [[] for _ in params]
-    groups: list[tuple[Market, list[int]]] = [(Market(), list(range(len(params))))]
+    groups = [(Market.at(start, scheduler, price_schedule), list(range(len(params))))]
     k = 0
 
     def record(k: int) -> None:
         for market, members in groups:
-            planned = [p.value for p in market.pending]
+            planned = [p.value for p in market.pending if p.job.id not in market.carried]
             for i in members:
                 result[i][k] = math.fsum([*earned[i], *planned])
 
