@@ -5,10 +5,10 @@ One list comprehension per attribute (Python specialises a comprehension's attri
 which makes it several times cheaper than ``operator.attrgetter`` or ``getattr`` per item), over
 a chunk of records at a time: number columns go straight into float64 arrays, NaN where a value
 is missing (None), ids, widths and flags into int64 and bool arrays, the rest into lists.
-Beside the table's columns the summary reads the jobs' ``deadline`` and ``best_effort``, which
-the table leaves out. The table's generic columns are here; a policy family's own columns (the
-value-aware policies' parameters, the market's price terms) are :class:`JobColumns` its module
-of :mod:`market.results.metrics` registers, after these.
+Beside the table's columns the summary reads the jobs' ``best_effort``, which the table leaves
+out (its ``kind`` says it). The table's generic columns are here; a policy family's own columns
+(the value-aware policies' parameters, the market's price terms) are :class:`JobColumns` its
+module of :mod:`market.results.metrics` registers, after these.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 BASE_COLUMNS = [
-    "provider", "job", "swf_job", "client", "kind", "arrival", "work", "max_processors", "accepted",
-    "committed", "reason", "detail", "planned_processors", "planned_start", "planned_end",
+    "provider", "job", "swf_job", "client", "kind", "arrival", "work", "deadline", "max_processors",
+    "accepted", "committed", "reason", "detail", "planned_processors", "planned_start", "planned_end",
     "expected_value", "expected_profit", "processors", "start", "end", "paid", "rent", "profit",
 ]  # fmt: skip
 

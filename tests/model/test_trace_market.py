@@ -61,6 +61,7 @@ def test_admitted_jobs_meet_their_deadlines_when_jobs_end_early(tmp_path, admiss
     admitted = jobs[jobs.committed]
     assert result.finished and len(admitted) > 0
     deadlines = {r.job.id: r.job.deadline for r in model.service_providers["site"].records.values()}
+    assert list(jobs.deadline) == [deadlines[j] for j in jobs.job]  # the table's, each job's own
     late = [
         j for j, end in zip(admitted.job, admitted.end, strict=True) if end > deadlines[j] + 1e-9
     ]
