@@ -21,8 +21,9 @@ import numpy as np
 
 BASE_COLUMNS = [
     "provider", "job", "swf_job", "client", "kind", "arrival", "work", "deadline", "max_processors",
-    "accepted", "committed", "reason", "detail", "planned_processors", "planned_start", "planned_end",
-    "expected_value", "expected_profit", "processors", "start", "end", "paid", "rent", "profit",
+    "accepted", "committed", "reason", "detail", "planned_processors", "planned_start",
+    "planned_end", "expected_value", "expected_profit", "processors", "start", "end", "paid",
+    "rent", "profit",
 ]  # fmt: skip
 
 BASE_FLOATS = frozenset({
