@@ -159,9 +159,12 @@ class TimeSharedProvider(ClusterProvider):
         now = self.model.clock.now
         rp = self.resource_provider
         done = self.cluster.complete_due(now)
-        for j in sorted({j for shared in done for j in shared.nodes}):  # their rent, shared out
-            there = [*self.cluster.on_node[j], *(s.id for s in done if j in s.nodes)]
-            self._share_rent(j, there, now)
+        ended: dict[int, list[int]] = {}  # node -> the jobs that ended on it, in order
+        for shared in done:
+            for j in shared.nodes:
+                ended.setdefault(j, []).append(shared.id)
+        for j in sorted(ended):  # their rent, shared out
+            self._share_rent(j, [*self.cluster.on_node[j], *ended[j]], now)
         for shared in done:
             record = self.records[shared.id]
             self._finish(record, now, record.rent)

@@ -79,13 +79,14 @@ class TimeSharedCluster:
         self.min_deadline = np.full(nodes, np.inf)  # earliest and latest deadline of its jobs
         self.max_deadline = np.full(nodes, -np.inf)
         self.on_node: list[dict[int, SharedJob]] = [{} for _ in range(nodes)]
+        self.jobs_on = np.zeros(nodes, dtype=np.int64)  # len(on_node[j]), kept with it
         self.jobs: dict[int, SharedJob] = {}
         self._finishes: list[tuple[float, int, int]] = []  # (finish, job id, version)
 
     # -- what admission reads ------------------------------------------------------------------
     def occupied(self) -> np.ndarray:
         """Whether each node runs at least one job."""
-        return np.fromiter((bool(d) for d in self.on_node), bool, self.size)
+        return self.jobs_on > 0
 
     def node_jobs(self, node: int) -> list[SharedJob]:
         """The jobs on ``node``."""
@@ -122,6 +123,7 @@ class TimeSharedCluster:
         self.jobs[job_id] = job
         for j in nodes:
             self.on_node[j][job_id] = job
+        self.jobs_on[job._index] += 1
         self._retotal(job._index)
         self._rerate(now, job._index, new=job)
         return job
@@ -155,6 +157,7 @@ class TimeSharedCluster:
             del self.jobs[job.id]
             for j in job.nodes:
                 del self.on_node[j][job.id]
+            self.jobs_on[job._index] -= 1
             if job.behind:
                 self.behind_on[job._index] -= 1
             touched.update(job.nodes)

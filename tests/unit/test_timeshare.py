@@ -120,7 +120,8 @@ def admissions(draw):
 @settings(max_examples=60, deadline=None)
 @given(admissions())
 def test_every_job_completes_once_after_exactly_its_work(case):
-    """No job is lost or run twice, and each one's work is done at its completion."""
+    """No job is lost or run twice, each one's work is done at its completion, and the nodes
+    counted occupied are those with jobs."""
     jobs, rule = case
     cluster = TimeSharedCluster(4, rule)
     ends: dict[int, float] = {}
@@ -131,7 +132,9 @@ def test_every_job_completes_once_after_exactly_its_work(case):
                 ends[job.id] = at
         cluster.admit(t, i, nodes, work, estimate, deadline)
         assert (cluster.total_share >= -1e-12).all()
+        assert cluster.occupied().tolist() == [bool(jobs) for jobs in cluster.on_node]
     ends.update(run_to_end(cluster))
+    assert not cluster.occupied().any()
     assert sorted(ends) == [i for _, i, *_ in jobs]
     for t, i, _, work, _, _ in jobs:
         assert ends[i] >= t + work - 1e-9  # never faster than the whole processor
