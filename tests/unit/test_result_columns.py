@@ -74,42 +74,41 @@ def _by_records(model, sp) -> dict:
     }
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_the_summary_from_columns_is_its_definitions_record_by_record(seed, tmp_path):
-    # Random markets (deadline clusters, traces with deadlines, competing providers), mid-run
-    # (jobs running, none ended yet) and at the end: the vectorised figures are the per-record
-    # ones, and the summary read alone (the dashboard's) is the one from the table's columns.
+def mid_run_and_end(seed: int, tmp_path):
+    """A random market of ``seed`` (deadline clusters, traces with deadlines; competing providers
+    with prices every other seed), yielded mid-run (jobs running, none ended yet) and at the
+    end; skips the test if the market stalls (its pools' chances)."""
     rng = np.random.default_rng(seed)
     data = random_market(rng, trace_dir=tmp_path, market=seed % 2 == 1)
     model = GridMarket(validate(data), seed=seed)
     try:
         for until in (model.time + 2.0, math.inf):
             model.run(until)
-            for sp in model.service_providers.values():
-                summary = provider_summary(model, sp, job_columns(sp))
-                assert _same(summary, provider_summary(model, sp))
-                expected = _by_records(model, sp)
-                if getattr(sp, "policy", None) is not None and sp.policy.sharing == "time":
-                    del expected["utilization"]  # a time-shared cluster's own (fulfilment.py)
-                assert _same({k: summary[k] for k in expected}, expected)
+            yield model
     except MarketStalled:
         pytest.skip("this random market stalls (its pools' chances)")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_summary_from_columns_is_its_definitions_record_by_record(seed, tmp_path):
+    # The vectorised figures are the per-record ones, and the summary read alone (the
+    # dashboard's) is the one from the table's columns.
+    for model in mid_run_and_end(seed, tmp_path):
+        for sp in model.service_providers.values():
+            summary = provider_summary(model, sp, job_columns(sp))
+            assert _same(summary, provider_summary(model, sp))
+            expected = _by_records(model, sp)
+            if getattr(sp, "policy", None) is not None and sp.policy.sharing == "time":
+                del expected["utilization"]  # a time-shared cluster's own (fulfilment.py)
+            assert _same({k: summary[k] for k in expected}, expected)
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_a_result_without_the_per_job_table_has_the_same_other_tables(seed, tmp_path):
-    # Random markets (competing providers with prices every other seed), mid-run and at the
-    # end: the market table's client money read from the records is the one from the per-job
-    # table, and the summary is the same; the per-job table is left with its columns only.
-    rng = np.random.default_rng(seed)
-    data = random_market(rng, trace_dir=tmp_path, market=seed % 2 == 1)
-    model = GridMarket(validate(data), seed=seed)
-    try:
-        for until in (model.time + 2.0, math.inf):
-            model.run(until)
-            full, light = model.result(), model.result(jobs=False)
-            pd.testing.assert_frame_equal(light.market, full.market)
-            pd.testing.assert_frame_equal(light.summary, full.summary)
-            assert light.jobs.empty and list(light.jobs.columns) == list(full.jobs.columns)
-    except MarketStalled:
-        pytest.skip("this random market stalls (its pools' chances)")
+    # The market table's client money read from the records is the one from the per-job table,
+    # and the summary is the same; the per-job table is left with its columns only.
+    for model in mid_run_and_end(seed, tmp_path):
+        full, light = model.result(), model.result(jobs=False)
+        pd.testing.assert_frame_equal(light.market, full.market)
+        pd.testing.assert_frame_equal(light.summary, full.summary)
+        assert light.jobs.empty and list(light.jobs.columns) == list(full.jobs.columns)
