@@ -46,10 +46,8 @@ def mean_price(sp: Any) -> float:
     return sp.sales.won_price / won
 
 
-def market_table(model: GridMarket, jobs: pd.DataFrame | None) -> pd.DataFrame:
-    """One row per service provider, client and resource provider, and one for the market
-    (``jobs``: the run's per-job table, :attr:`market.results.result.RunResult.jobs`; None:
-    the providers' records, read here)."""
+def market_table(model: GridMarket) -> pd.DataFrame:
+    """One row per service provider, client and resource provider, and one for the market."""
     ledger, now = model.ledger, model.time if model.end_time is None else model.end_time
     placed = placed_jobs(model)
     rows: list[dict[str, Any]] = []
@@ -62,7 +60,7 @@ def market_table(model: GridMarket, jobs: pd.DataFrame | None) -> pd.DataFrame:
             "rent": sp.rent_paid, "profit": profit,
             "market_share_pct": _pct(sp.accepted, placed),
         })  # fmt: skip
-    money = _client_money(jobs) if jobs is not None else _client_money_of_records(model)
+    money = _client_money(model)
     surplus_total = 0.0
     for client in model.clients.values():
         paid, surplus = money.get(client.name, (0.0, 0.0))
@@ -117,9 +115,9 @@ def market_figures(model: GridMarket) -> dict[str, float]:
     }
 
 
-def _client_money_of_records(model: GridMarket) -> dict[str, tuple[float, float]]:
-    """:func:`_client_money` from the providers' records (the same sums: ``math.fsum`` is
-    exact in any order)."""
+def _client_money(model: GridMarket) -> dict[str, tuple[float, float]]:
+    """What each client paid (net of penalties received) and its surplus, over its completed
+    jobs at every provider, from the providers' records."""
     paid: dict[str, list[float]] = {}
     surplus: dict[str, list[float]] = {}
     for sp in model.service_providers.values():
@@ -130,14 +128,3 @@ def _client_money_of_records(model: GridMarket) -> dict[str, tuple[float, float]
                 value = r.surplus
                 surplus.setdefault(client, []).append(math.nan if value is None else value)
     return {client: (math.fsum(paid[client]), math.fsum(surplus[client])) for client in paid}
-
-
-def _client_money(jobs: pd.DataFrame) -> dict[str, tuple[float, float]]:
-    """What each client paid (net of penalties received) and its surplus, over its completed
-    jobs at every provider (the per-job table's ``paid`` and ``surplus``)."""
-    done = jobs[jobs["end"].notna() & jobs["paid"].notna()]
-    clients = done["client"].fillna("client").replace("", "client")
-    return {
-        client: (math.fsum(group["paid"].tolist()), math.fsum(group["surplus"].tolist()))
-        for client, group in done.groupby(clients, sort=False)
-    }

@@ -63,7 +63,7 @@ class RunResult:
             jobs=table,
             ledger=model.ledger.to_frame(),
             balances=model.ledger.balances(),
-            market=market_table(model, table if jobs else None),
+            market=market_table(model),
             sites=pd.DataFrame(sites),
         )
 
