@@ -30,9 +30,10 @@ PROBE = """
 import ctypes, sys
 from market.cli.memory import MMAP_THRESHOLD, fix_mmap_threshold
 
+FIELDS = "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost"
+
 class Info(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in
-                "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()]
+    _fields_ = [(name, ctypes.c_size_t) for name in FIELDS.split()]
 
 libc = ctypes.CDLL("libc.so.6")
 libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
