@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from market.results.job_columns import job_columns
-from market.results.windows import exact_sum, rented_hours
+from market.results.windows import Columns, exact_sum, rented_hours
 
 if TYPE_CHECKING:
     from market.sim.model import GridMarket
@@ -90,11 +90,12 @@ class ProviderRun:
     def capacity(self) -> int:
         return capacity(self.sp)
 
-    @cached_property
-    def spans(self) -> np.ndarray:
-        """Every job's ``(processors, start, end, paid)`` (:mod:`market.results.windows`)."""
+    @property
+    def spans(self) -> Columns:
+        """Every job's ``(processors, start, end, paid)``, as the columns themselves
+        (:mod:`market.results.windows`)."""
         c = self.cols
-        return np.column_stack((c["processors"], c["start"], c["end"], c["paid"]))
+        return c["processors"], c["start"], c["end"], c["paid"]
 
     @cached_property
     def rented(self) -> float:
