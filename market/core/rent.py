@@ -4,6 +4,8 @@ The profit paper's resource provider offers "predictions ... of the form <start-
 resources, price>" (Popovici & Wilkes SC'05 §1.1): the price may change over time. A
 :class:`PriceSchedule` holds the price per processor-hour from each change on; rent for holding
 ``n`` processors over ``[start, end)`` is the integral of that price (constant price: a product).
+A zero amount of money is one shared float (:func:`shared_zero`): a free pool's rents and the
+profits it predicts would otherwise be a float per job, kept in its records.
 """
 
 from __future__ import annotations
@@ -13,6 +15,14 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 import numpy as np
+
+#: The one shared zero amount.
+ZERO = 0.0
+
+
+def shared_zero(amount: float) -> float:
+    """``amount``, or :data:`ZERO` when it is ``+0.0`` (same value, same sign)."""
+    return amount if amount or math.copysign(1.0, amount) < 0.0 else ZERO
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +77,8 @@ class PriceSchedule:
         """Rent for ``processors`` held over ``[start, end)``."""
         prices = self.prices
         if len(prices) == 1:
-            return prices[0] * processors * (end - start)
+            rent = prices[0] * processors * (end - start)
+            return rent if rent or math.copysign(1.0, rent) < 0.0 else ZERO  # (shared_zero)
         times = self.times
         i = bisect_right(times, start) - 1
         total, t = 0.0, start
@@ -75,4 +86,4 @@ class PriceSchedule:
             total += prices[i] * (times[i + 1] - t)
             t = times[i + 1]
             i += 1
-        return processors * (total + prices[i] * (end - t))
+        return shared_zero(processors * (total + prices[i] * (end - t)))
