@@ -7,9 +7,12 @@ made once when the console script starts, before any command imports pandas.
   come from the heap, which keeps them. We fix it at glibc's default, :data:`MMAP_THRESHOLD`
   (what ``MALLOC_MMAP_THRESHOLD_`` would do, which the user may still set instead). Only on
   glibc: elsewhere, or if anything fails, nothing is done.
-- pyarrow, which holds pandas' text columns, takes its memory from a pool of its own (mimalloc or
-  jemalloc) that touches megabytes for a few bytes used: ``ARROW_DEFAULT_MEMORY_POOL=system``
-  (malloc) unless the user chose a pool. Child processes (a sweep's workers) inherit it.
+- pandas holds text columns in pyarrow arrays by default, whose first use touches megabytes of
+  pyarrow's code and of its own memory pool (mimalloc or jemalloc) for a few strings: pandas
+  keeps them as Python strings instead (``mode.string_storage``; the values, the ``str`` dtype
+  and every file written are the same), and pyarrow, where it is used (Parquet files), takes its
+  memory from malloc (``ARROW_DEFAULT_MEMORY_POOL=system``, inherited by child processes) unless
+  the user chose a pool. Every command imports pandas anyway.
 """
 
 from __future__ import annotations
@@ -24,9 +27,12 @@ MMAP_THRESHOLD = 128 * 1024
 
 def tune_process_memory() -> None:
     """The settings of the module docstring, for this process (and pyarrow's, its children's)."""
-    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")  # (before pyarrow loads)
     if "MALLOC_MMAP_THRESHOLD_" not in os.environ:  # the user's own choice wins
         fix_mmap_threshold(MMAP_THRESHOLD)
+    import pandas as pd
+
+    pd.set_option("mode.string_storage", "python")
 
 
 def fix_mmap_threshold(size: int) -> bool:

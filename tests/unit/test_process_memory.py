@@ -1,7 +1,7 @@
 """The ``gridmarket`` process's allocator settings (market/cli/memory.py): glibc's mmap threshold
 fixed (checked in a fresh process, where a freed big block would otherwise raise it), a no-op
-that never raises elsewhere, pyarrow's pool set to malloc unless the user chose one, and made
-only when the command line is the whole process."""
+that never raises elsewhere, pandas' text columns in Python strings, pyarrow's pool set to
+malloc unless the user chose one, and made only when the command line is the whole process."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from market.cli import main as cli_main
@@ -90,7 +92,15 @@ def test_no_libc_to_load_is_no_error(monkeypatch):
     assert memory.fix_mmap_threshold(memory.MMAP_THRESHOLD) is False
 
 
-def test_pyarrow_uses_malloc_unless_the_user_chose_a_pool(monkeypatch):
+@pytest.fixture
+def pandas_storage():
+    """pandas' string storage put back after the test (the settings are the process's)."""
+    before = pd.get_option("mode.string_storage")
+    yield
+    pd.set_option("mode.string_storage", before)
+
+
+def test_text_columns_in_python_and_pyarrow_on_malloc_unless_chosen(monkeypatch, pandas_storage):
     fixed = []
     monkeypatch.setattr(memory, "fix_mmap_threshold", fixed.append)
     monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
@@ -98,6 +108,9 @@ def test_pyarrow_uses_malloc_unless_the_user_chose_a_pool(monkeypatch):
     memory.tune_process_memory()
     assert os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system"
     assert fixed == [memory.MMAP_THRESHOLD]
+    text = pd.DataFrame({"provider": ["site", None]}).provider
+    assert text.dtype == pd.StringDtype("python", na_value=np.nan)  # pandas' str, in Python
+    assert text.isna().tolist() == [False, True] and text.str.upper()[0] == "SITE"
 
     monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
     monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "65536")  # glibc reads it: not overridden
