@@ -1,18 +1,16 @@
-"""How the ``gridmarket`` process takes memory: two allocator settings for the whole process,
-made once when the console script starts, before any command imports pandas.
+"""How the ``gridmarket`` process takes memory: settings for the whole process, made once when
+the console script starts (:func:`tune_process_memory`), before any command imports pandas.
 
-- glibc's malloc serves a request of at least ``M_MMAP_THRESHOLD`` bytes from a memory map of its
-  own, returned to the system when freed. By default the threshold rises to the size of each such
-  block freed (up to 32 MiB), so after a trace's parse buffers are freed the later big buffers
-  come from the heap, which keeps them. We fix it at glibc's default, :data:`MMAP_THRESHOLD`
-  (what ``MALLOC_MMAP_THRESHOLD_`` would do, which the user may still set instead). Only on
-  glibc: elsewhere, or if anything fails, nothing is done.
-- pandas holds text columns in pyarrow arrays by default, whose first use touches megabytes of
-  pyarrow's code and of its own memory pool (mimalloc or jemalloc) for a few strings: pandas
-  keeps them as Python strings instead (``mode.string_storage``; the values, the ``str`` dtype
-  and every file written are the same), and pyarrow, where it is used (Parquet files), takes its
-  memory from malloc (``ARROW_DEFAULT_MEMORY_POOL=system``, inherited by child processes) unless
-  the user chose a pool. Every command imports pandas anyway.
+- glibc's malloc maps each request of at least :data:`MMAP_THRESHOLD` bytes on its own, returned
+  to the system when freed; by default the threshold rises to the size of each such block freed,
+  so after a trace's parse buffers are freed later big buffers come from the heap, which keeps
+  them. We fix it at glibc's default (as ``MALLOC_MMAP_THRESHOLD_``, which the user may set
+  instead). Only on glibc: elsewhere, or if anything fails, nothing is done.
+- pandas keeps text columns as Python strings (``mode.string_storage``; same values and ``str``
+  dtype, Arrow ``string`` in Parquet files as the per-job table's always were), not in pyarrow
+  arrays, whose first use touches megabytes of pyarrow's code and pool; pyarrow, where used,
+  allocates with malloc (``ARROW_DEFAULT_MEMORY_POOL``, inherited by child processes) unless
+  the user chose a pool.
 """
 
 from __future__ import annotations
