@@ -4,8 +4,8 @@ The profit paper's resource provider offers "predictions ... of the form <start-
 resources, price>" (Popovici & Wilkes SC'05 §1.1): the price may change over time. A
 :class:`PriceSchedule` holds the price per processor-hour from each change on; rent for holding
 ``n`` processors over ``[start, end)`` is the integral of that price (constant price: a product).
-A zero amount of money is one shared float (:func:`shared_zero`): a free pool's rents and the
-profits it predicts would otherwise be a float per job, kept in its records.
+A zero amount of money kept per job is one shared float (:func:`shared_zero`, where it is kept,
+not in the planners' loops): a free pool's rents and the profits its plans predict.
 """
 
 from __future__ import annotations
@@ -77,8 +77,7 @@ class PriceSchedule:
         """Rent for ``processors`` held over ``[start, end)``."""
         prices = self.prices
         if len(prices) == 1:
-            rent = prices[0] * processors * (end - start)
-            return rent if rent or math.copysign(1.0, rent) < 0.0 else ZERO  # (shared_zero)
+            return prices[0] * processors * (end - start)
         times = self.times
         i = bisect_right(times, start) - 1
         total, t = 0.0, start
@@ -86,4 +85,4 @@ class PriceSchedule:
             total += prices[i] * (times[i + 1] - t)
             t = times[i + 1]
             i += 1
-        return shared_zero(processors * (total + prices[i] * (end - t)))
+        return processors * (total + prices[i] * (end - t))
