@@ -61,6 +61,7 @@ class ServiceProviderAgent(Provider):
             for pool in pools[1:]
         ]
         self.planner = self.planners[0]
+        self._pooled = list(zip(self.planners, pools, strict=True))  # (dispatch's loop, per run)
         self.sales = Sales(pricing if pricing is not None else UtilityPricing())
         self.reshape = reshape
         self.reshaped = 0  # jobs started on fewer processors than planned
@@ -151,7 +152,7 @@ class ServiceProviderAgent(Provider):
         self._dispatch_event = None
         now = self.model.clock.now
         plans, wake = [], None
-        for planner, pool in zip(self.planners, self.pools, strict=True):
+        for planner, pool in self._pooled:
             if planner.queue:
                 plan, stuck = self._dispatch_pool(planner, pool, now)
                 plans.append(plan)

@@ -195,6 +195,17 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
             "<= 2x",
         )
     )
+    planner = statistics.median(_parsed(o)["planner_cpu_s"] for o in f["gm_inside"]["outs"])
+    out.append(
+        (
+            "what bounds `run()`: the planner alone on the same jobs (`agents.replay`: no agents, "
+            "Mesa events, records or money; the same starts) vs the loop's process",
+            f"{planner:.2f} s",
+            f"{loop['cpu']:.2f} s",
+            f"{planner / loop['cpu']:.2f}x",
+            "",
+        )
+    )
     whole = f["gm_run"]["cpu"]
     out.append(
         (
@@ -203,6 +214,15 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
             f"{loop['cpu']:.2f} s",
             f"{whole / loop['cpu']:.2f}x",
             "<= 4x",
+        )
+    )
+    out.append(
+        (
+            "what bounds the process: `import mesa` alone vs the loop's process",
+            f"{f['mesa']['cpu']:.2f} s",
+            f"{loop['cpu']:.2f} s",
+            f"{f['mesa']['cpu'] / loop['cpu']:.2f}x",
+            "",
         )
     )
     for name, label in (("accasim", "AccaSim 1.1.3 (EASY, first fit)"), ("cqsim", "CQSim (EASY)")):

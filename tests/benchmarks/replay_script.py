@@ -12,7 +12,10 @@ a collection after the build pays the collector's debt there: otherwise the run'
 allocation pays for whichever collection the process's history has made due, a difference of
 about 70 M instructions that has nothing to do with the run. ``time`` prints, as JSON, the CPU
 seconds of the build and of ``run()`` (no warm-up: a fresh process's run), the utilization and
-the mean wait. Needs the trace (``GRIDMARKET_TRACES``).
+the mean wait, and the CPU seconds of the planner alone on the same jobs
+(:func:`agents.replay.replay_starts`: the same planning, in a loop without agents, Mesa events,
+records or money), which must give every job the same start. Needs the trace
+(``GRIDMARKET_TRACES``).
 """
 
 from __future__ import annotations
@@ -55,13 +58,36 @@ def timed(jobs: int | None, trace: str, capacity: int) -> dict:
     result = model.run()
     ran = time.process_time()
     frame = result.jobs
+    planner_cpu_s = planner_alone(model, capacity, frame)
     return {
         "jobs": len(frame),
         "build_cpu_s": built - start,
         "run_cpu_s": ran - built,
         "utilization": float(result.summary.utilization.iloc[0]),
         "mean_wait_s": float((frame.start - frame.arrival).mean() * 3600.0),
+        "planner_cpu_s": planner_cpu_s,
     }
+
+
+def planner_alone(model, capacity: int, frame) -> float:
+    """CPU seconds of :func:`agents.replay.replay_starts` replaying the model's jobs (EASY,
+    accept all, whole seconds); a RuntimeError if a job starts otherwise than in the model."""
+    from agents.policies.admission import AcceptAll
+    from agents.policies.backfill import EASY
+    from agents.replay import replay_starts
+
+    jobs = [record.job for sp in model.service_providers.values() for record in sp.records.values()]
+    begin = time.process_time()
+    starts = replay_starts(jobs, capacity, EASY(), AcceptAll(), ticks_per_hour=3600)
+    spent = time.process_time() - begin
+    by_job = dict(zip(frame.job.tolist(), frame.start.tolist(), strict=True))
+    if any(not _same(by_job[job.id], at) for job, at in zip(jobs, starts, strict=True)):
+        raise RuntimeError("the planner alone started a job otherwise than the model")
+    return spent
+
+
+def _same(a: float, b: float) -> bool:
+    return a == b or (a != a and b != b)  # (NaN: never started, in both)
 
 
 if __name__ == "__main__":  # (the model imported here: compare.py imports this module)

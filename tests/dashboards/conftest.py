@@ -1,7 +1,9 @@
-"""Fixtures of the dashboard tests: the default scenario, small set-ups and a registry."""
+"""Fixtures of the dashboard tests: the default scenario, small set-ups and a registry, and the
+helpers that call the callbacks as the browser does and read what they send back."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 from pathlib import Path
@@ -79,3 +81,54 @@ def registry() -> TabSessions:
 @pytest.fixture
 def callbacks(registry) -> Callbacks:
     return Callbacks(registry, [("profit/default.yaml", DEFAULT)])
+
+
+def text(component) -> str:
+    """All the text inside a Dash component tree."""
+    if component is None:
+        return ""
+    if isinstance(component, str | int | float):
+        return str(component)
+    if isinstance(component, list | tuple):
+        return " ".join(text(c) for c in component)
+    return text(getattr(component, "children", None))
+
+
+def apply_extend(figure: dict, payload: list) -> dict:
+    """What ``Plotly.extendTraces`` does with a ``dcc.Graph.extendData`` payload."""
+    figure = copy.deepcopy(figure)
+    update, indices = payload
+    for k, index in enumerate(indices):
+        for key, values in update.items():
+            figure["data"][index][key] = figure["data"][index][key] + values[k]
+    return figure
+
+
+def control(callbacks, trigger, sid=SID, **kw):
+    args = {
+        "speed": 2,
+        "until": None,
+        "scenario_path": DEFAULT,
+        "setup_values": None,
+        "setup_ids": None,
+        "param_values": None,
+        "param_ids": None,
+        "nudge": 0,
+    }
+    args.update(kw)
+    return callbacks.control(trigger, sid, *args.values())
+
+
+def panel(policies=("FirstProfit", "LJF"), mode="parallel", pool="own", **params):
+    """The set-up panel's values as the control callback receives them."""
+    setup_ids = [{"type": "setup", "name": n} for n in ("mode", "pool", "policies")]
+    values = {"mean_interarrival": 0.15, "price": 3.0, "capacity": 10, "jobs": 30}
+    values.update(params)
+    values = {"sigma": 0.0, "risk_bound": None} | values
+    values |= {"seed": values.get("seed", 1)}
+    return {
+        "setup_values": [mode, pool, list(policies)],
+        "setup_ids": setup_ids,
+        "param_values": list(values.values()),
+        "param_ids": [{"type": "param", "name": n} for n in values],
+    }

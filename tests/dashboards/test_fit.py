@@ -16,8 +16,7 @@ from dashboards.views import monitor_columns, monitors_view, timeseries_figure
 from market.experiments.style import policy_style
 from market.inputs.limits import expected_horizon
 from market.inputs.scenario import load
-from tests.dashboards.conftest import DEFAULT, SID, qops_file, small
-from tests.dashboards.test_callbacks import text
+from tests.dashboards.conftest import DEFAULT, SID, qops_file, small, text
 
 
 def test_a_policy_keeps_its_colour_when_others_are_unticked():

@@ -22,8 +22,7 @@ from dashboards.views import GRAPHS, HIDDEN, MONEY_GRAPHS, QOS_GRAPHS
 from market.results.job_outcomes import job_outcomes
 from market.results.outcome_curves import qos_curves
 from market.results.result import RunResult
-from tests.dashboards.conftest import SID, qops_file, small
-from tests.dashboards.test_callbacks import apply_extend
+from tests.dashboards.conftest import SID, apply_extend, qops_file, small
 from tests.dashboards.test_paper_views import shipped
 
 QOPS = ("QoPS", "EASY (all)")  # EASY admitting every job misses deadlines; QoPS does not
