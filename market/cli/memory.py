@@ -1,11 +1,11 @@
 """How the ``gridmarket`` process takes memory: settings for the whole process, made once when
-the console script starts (:func:`tune_process_memory`), before any command imports pandas.
+a built-in command starts (:func:`tune_process_memory`), before it imports pandas.
 
-- glibc's malloc maps each request of at least :data:`MMAP_THRESHOLD` bytes on its own, returned
-  to the system when freed; by default the threshold rises to the size of each such block freed,
-  so after a trace's parse buffers are freed later big buffers come from the heap, which keeps
-  them. We fix it at glibc's default (as ``MALLOC_MMAP_THRESHOLD_``, which the user may set
-  instead). Only on glibc: elsewhere, or if anything fails, nothing is done.
+- glibc's malloc maps each request of at least a threshold on its own, given back when freed; by
+  default the threshold rises to the size of each such block freed, so after a trace's parse
+  buffers are freed later big buffers come from the heap, which keeps them. We fix it at
+  :data:`MMAP_THRESHOLD` (as ``MALLOC_MMAP_THRESHOLD_`` would, which the user may set instead):
+  smaller requests reuse the heap without a system call each. Only on glibc, never an error.
 - pandas keeps text columns as Python strings (``mode.string_storage``; same values and ``str``
   dtype, Arrow ``string`` in Parquet files as the per-job table's always were), not in pyarrow
   arrays, whose first use touches megabytes of pyarrow's code and pool; pyarrow, where used,
@@ -19,8 +19,10 @@ import os
 
 #: glibc's mallopt parameter number of the mmap threshold (malloc.h).
 M_MMAP_THRESHOLD = -3
-#: Requests of this many bytes or more get a memory map of their own: glibc's default, fixed.
-MMAP_THRESHOLD = 128 * 1024
+#: Requests of this many bytes or more get a memory map of their own (a trace's parse blocks,
+#: columns of over 131,072 numbers); a few smaller ones, mapped each time, would cost more than
+#: they return.
+MMAP_THRESHOLD = 1024 * 1024
 
 
 def tune_process_memory() -> None:

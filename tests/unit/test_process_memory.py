@@ -1,7 +1,7 @@
 """The ``gridmarket`` process's allocator settings (market/cli/memory.py): glibc's mmap threshold
 fixed (checked in a fresh process, where a freed big block would otherwise raise it), a no-op
 that never raises elsewhere, pandas' text columns in Python strings, pyarrow's pool set to
-malloc unless the user chose one, and made only when the command line is the whole process."""
+malloc unless the user chose one, made only when a built-in command is the whole process."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ def glibc() -> bool:
         return False
 
 
-# Frees a 4 MiB block malloc mapped, then asks for 512 KiB: is it mapped too? glibc's default
-# raises its threshold to 4 MiB on that free (the block comes from the heap); fixed, it maps.
+# Frees a 16 MiB block malloc mapped, then asks for 2 MiB: is it mapped too? glibc's default
+# raises its threshold to 16 MiB on that free (the block comes from the heap); fixed, it maps.
 PROBE = """
 import ctypes, sys
 from market.cli.memory import MMAP_THRESHOLD, fix_mmap_threshold
@@ -43,9 +43,9 @@ libc.free.argtypes = [ctypes.c_void_p]
 libc.mallinfo2.restype = Info
 if sys.argv[1] == "fixed":
     assert fix_mmap_threshold(MMAP_THRESHOLD)
-libc.free(libc.malloc(4 << 20))
+libc.free(libc.malloc(16 << 20))
 before = libc.mallinfo2().hblks
-block = libc.malloc(512 << 10)
+block = libc.malloc(2 << 20)
 print(libc.mallinfo2().hblks - before)
 """
 
@@ -117,6 +117,12 @@ def test_text_columns_in_python_and_pyarrow_on_malloc_unless_chosen(monkeypatch,
     memory.tune_process_memory()
     assert os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "jemalloc"
     assert fixed == [memory.MMAP_THRESHOLD]
+
+
+def test_the_built_in_commands_are_the_parsers_own():
+    parser = cli_main._parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    assert set(commands) - set(cli_main.plugins()) == set(cli_main.BUILT_IN)
 
 
 def test_only_the_console_script_tunes_its_process(monkeypatch, capsys):
