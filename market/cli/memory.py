@@ -1,16 +1,13 @@
-"""How the ``gridmarket`` process takes memory: settings for the whole process, made once when
-a built-in command starts (:func:`tune_process_memory`), before it imports pandas.
+"""How a ``gridmarket`` process takes memory, set once when a built-in command starts
+(:func:`tune_process_memory`), before it imports pandas:
 
-- glibc's malloc maps each request of at least a threshold on its own, given back when freed; by
-  default the threshold rises to the size of each such block freed, so after a trace's parse
-  buffers are freed later big buffers come from the heap, which keeps them. We fix it at
-  :data:`MMAP_THRESHOLD` (as ``MALLOC_MMAP_THRESHOLD_`` would, which the user may set instead):
-  smaller requests reuse the heap without a system call each. Only on glibc, never an error.
-- pandas keeps text columns as Python strings (``mode.string_storage``; same values and ``str``
-  dtype, Arrow ``string`` in Parquet files as the per-job table's always were), not in pyarrow
-  arrays, whose first use touches megabytes of pyarrow's code and pool; pyarrow, where used,
-  allocates with malloc (``ARROW_DEFAULT_MEMORY_POOL``, inherited by child processes) unless
-  the user chose a pool.
+- glibc's malloc maps each request above a threshold on its own, given back when freed; by
+  default the threshold rises to each such block freed, so once a trace's parse buffers are
+  freed later big buffers come from the heap, which keeps them. We fix it (as
+  ``MALLOC_MMAP_THRESHOLD_`` would, which the user may set instead); only on glibc, never an error.
+- pandas keeps text columns as Python strings (``mode.string_storage``; the same values and
+  ``str`` dtype), not pyarrow arrays, whose first use touches megabytes of pyarrow's code and
+  pool; pyarrow allocates with malloc (``ARROW_DEFAULT_MEMORY_POOL``) unless the user chose.
 """
 
 from __future__ import annotations
@@ -20,8 +17,8 @@ import os
 #: glibc's mallopt parameter number of the mmap threshold (malloc.h).
 M_MMAP_THRESHOLD = -3
 #: Requests of this many bytes or more get a memory map of their own (a trace's parse blocks,
-#: columns of over 131,072 numbers); a few smaller ones, mapped each time, would cost more than
-#: they return.
+#: columns of over 131,072 numbers); smaller ones reuse the heap (mapped, each would cost a
+#: system call and page faults for little memory).
 MMAP_THRESHOLD = 1024 * 1024
 
 
