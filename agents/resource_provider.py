@@ -22,7 +22,7 @@ from mesa.time import Priority
 from market.core.capacity import CapacityProfile, LeaseEnds
 from market.core.forecast import AvailabilityModel, Forecast
 from market.core.ledger import Kind
-from market.core.rent import PriceSchedule
+from market.core.rent import PriceSchedule, shared_zero
 
 if TYPE_CHECKING:
     import numpy as np
@@ -183,6 +183,7 @@ class ResourceProviderAgent(mesa.Agent):
             rent = lease.factor * self.schedule.cost(lease.processors, lease.start, now)
         else:
             rent = self.price.cost(lease.processors, lease.start, now)
+        rent = shared_zero(rent)  # (a free pool's: one float, not one per job)
         self.model.ledger.transfer(now, lease.tenant, self.name, rent, Kind.RENT, lease.job)
         return rent
 

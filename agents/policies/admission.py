@@ -18,6 +18,7 @@ from agents.policies.base import Admission, Decision, Plan, PlanContext, Schedul
 from agents.policies.registry import register_admission
 from agents.policies.risk import oblivious, places_all, risk_levels
 from market.core.jobs import Job
+from market.core.rent import shared_zero
 
 
 def _decision(
@@ -39,7 +40,7 @@ def _decision(
         start=placement.start,
         end=placement.end,
         expected_value=placement.value,
-        expected_profit=placement.profit,
+        expected_profit=shared_zero(placement.profit),  # (a free pool's: one float)
         gain=gain,
         displaced=displaced,
     )

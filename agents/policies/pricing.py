@@ -25,6 +25,7 @@ from agents.policies.base import Decision
 from agents.policies.registry import register_pricing
 from market.core.jobs import Job
 from market.core.quotes import PriceQuote
+from market.core.rent import shared_zero
 
 
 def _non_negative(name: str, value: float) -> float:
@@ -37,7 +38,7 @@ def predicted_rent(decision: Decision) -> float:
     """The rent the admission plan predicts for the job: its value less its profit there."""
     if decision.expected_value is None or decision.expected_profit is None:
         return 0.0
-    return decision.expected_value - decision.expected_profit
+    return shared_zero(decision.expected_value - decision.expected_profit)
 
 
 @functools.cache

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from market.cli import qbets as qbets_cli
 from market.cli import scenarios as scenarios_cli
 from market.cli.ending import exit_now, one_line_error
+from market.cli.memory import tune_process_memory
 from market.cli.reproduce import add_reproduce, reproduce_command
 from market.cli.run import run_command
 from market.cli.sweep import report_command, sweep_command
@@ -129,6 +130,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 PLUGIN_GROUP = "gridmarket.commands"
+#: The commands of this module, which run to an end (the others are plugins').
+BUILT_IN = ("run", "sweep", "report", "reproduce", "calibrate", "scenarios", "trace")
 
 
 def plugins() -> dict[str, Any]:
@@ -143,11 +146,13 @@ def plugins() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridmarket`` console script. Called without ``argv`` (as the
-    script), a ``run`` that ends well ends the process at once
-    (:func:`market.cli.ending.exit_now`)."""
+    script), a built-in command sets how the process takes memory (:mod:`market.cli.memory`) and
+    a ``run`` that ends well ends the process at once (:func:`market.cli.ending.exit_now`)."""
     _user_modules_importable()
     try:
         args = _parser().parse_args(argv)
+        if argv is None and args.command in BUILT_IN:  # the whole process is the command's
+            tune_process_memory()  # (a plugin's, e.g. the dashboard's server, keeps glibc's own)
         if args.command == "run":
             code = run_command(args)
             if argv is None:

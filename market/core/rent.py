@@ -4,6 +4,8 @@ The profit paper's resource provider offers "predictions ... of the form <start-
 resources, price>" (Popovici & Wilkes SC'05 §1.1): the price may change over time. A
 :class:`PriceSchedule` holds the price per processor-hour from each change on; rent for holding
 ``n`` processors over ``[start, end)`` is the integral of that price (constant price: a product).
+A zero amount of money kept per job is one shared float (:func:`shared_zero`, where it is kept,
+not in the planners' loops): a free pool's rents and the profits its plans predict.
 """
 
 from __future__ import annotations
@@ -13,6 +15,14 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 import numpy as np
+
+#: The one shared zero amount.
+ZERO = 0.0
+
+
+def shared_zero(amount: float) -> float:
+    """``amount``, or :data:`ZERO` when it is ``+0.0`` (same value, same sign)."""
+    return amount if amount or math.copysign(1.0, amount) < 0.0 else ZERO
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -70,12 +71,12 @@ def job_columns(sp: Any, table: bool = True) -> dict[str, Any]:
     rest of the per-job table: the job, its decision, what happened, and each registered
     family's columns. Read :data:`CHUNK` records at a time, each number column straight into
     its array, so that no column is ever held whole as a list of numbers."""
-    records = list(sp.records.values())
-    n = len(records)
+    records = iter(sp.records.values())
+    n = len(sp.records)
     floating = float_columns() if table else BASE_FLOATS
     cols: dict[str, Any] = {}
     for at in range(0, n, CHUNK) if n else (0,):
-        chunk = records[at : at + CHUNK]
+        chunk = list(islice(records, CHUNK))
         for name, values in _read(sp, chunk, table).items():
             if name in floating:
                 column = cols.get(name)
@@ -93,7 +94,7 @@ def job_columns(sp: Any, table: bool = True) -> dict[str, Any]:
 
 
 #: Records read at a time (a column's list of one chunk is the most held of it).
-CHUNK = 8192
+CHUNK = 4096
 
 #: Columns whose values are never missing, held as numpy arrays of these types.
 INTEGERS = {

@@ -11,7 +11,10 @@ import pandas as pd
 import pytest
 
 from market.inputs.scenario import validate
+from market.results import job_columns as job_columns_module
+from market.results import windows
 from market.results.job_columns import floats, job_columns
+from market.results.metrics import provider_run
 from market.results.provider_metrics import provider_summary
 from market.sim.model import GridMarket, MarketStalled
 from tests.markets import random_market
@@ -112,3 +115,19 @@ def test_a_result_without_the_per_job_table_has_the_same_other_tables(seed, tmp_
         pd.testing.assert_frame_equal(light.market, full.market)
         pd.testing.assert_frame_equal(light.summary, full.summary)
         assert light.jobs.empty and list(light.jobs.columns) == list(full.jobs.columns)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_any_chunk_size_gives_the_same_summary_to_the_last_bit(seed, tmp_path, monkeypatch):
+    # Records are read, and every figure of every job summed, a chunk of jobs at a time; the
+    # sums are exact, so chunks of 3 jobs give the summary of one chunk of them all.
+    chunked = 0
+    for model in mid_run_and_end(seed, tmp_path):
+        for sp in model.service_providers.values():
+            whole = provider_summary(model, sp)
+            for module in (job_columns_module, provider_run, windows):
+                monkeypatch.setattr(module, "CHUNK", 3)
+            assert _same(provider_summary(model, sp), whole)
+            monkeypatch.undo()
+            chunked += len(sp.records) > 3
+    assert chunked  # (some provider had several chunks)

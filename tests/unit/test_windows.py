@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from market.core.rent import PriceSchedule
+from market.results import windows
 from market.results.windows import rented_hours, window_profit, window_rate
 
 # (processors, start, end, paid): A ran 0-4 on 2 and was paid 10; B ran 3-8 on 1 and paid a
@@ -40,3 +42,33 @@ def test_window_rent_follows_the_price_of_each_instant():
 
 def test_an_empty_window_has_no_rate():
     assert math.isnan(window_rate(JOBS, PriceSchedule.constant(1.0), 3.0, 3.0, NOW))
+
+
+def test_columns_and_any_chunk_size_give_the_same_exact_sums(monkeypatch):
+    # Many jobs of awkward floats, some never started, some running: the windows measured a
+    # chunk at a time (here 1, 3 and all at once) and from the columns equal the sums of the
+    # tuples made by hand, to the last bit (math.fsum is exact whatever the order).
+    rng = np.random.default_rng(7)
+    n = 500
+    start = rng.uniform(0.0, 50.0, n) / 3.0
+    end = start + rng.uniform(0.0, 9.0, n) / 7.0
+    start[::11], end[::11] = np.nan, np.nan  # never ran
+    end[5::13] = np.nan  # still running
+    processors = rng.integers(1, 64, n).astype(float)
+    paid = np.where(np.isnan(end), np.nan, rng.normal(10.0, 5.0, n))
+    jobs = [
+        tuple(None if v != v else v for v in row)
+        for row in zip(processors, start, end, paid, strict=True)
+    ]
+    lo, hi, now, price = 3.1, 17.3, 19.9, PriceSchedule.steps(0.7, [(9.1, 1.3)])
+    held = [
+        (p, max(s, lo), min(now if e is None else e, hi)) for p, s, e, _ in jobs if s is not None
+    ]
+    hours = math.fsum(p * max(0.0, b - a) for p, a, b in held)
+    rent = math.fsum(price.cost(p, a, b) for p, a, b in held if b > a)
+    paid_in = math.fsum(v for _, _, e, v in jobs if e is not None and lo <= e <= hi)
+    for chunk in (1, 3, 10_000):
+        monkeypatch.setattr(windows, "CHUNK", chunk)
+        for given in (jobs, (processors, start, end, paid)):
+            assert rented_hours(given, lo, hi, now) == hours
+            assert window_profit(given, price, lo, hi, now) == paid_in - rent

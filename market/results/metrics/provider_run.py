@@ -4,7 +4,9 @@ model now (final once the run has ended), its records read once as columns
 share (the completed jobs, the processor-hours held, ...), each computed on first use.
 
 The arrival phase is ``[lo, hi]``, from the first to the last arrival of the run (the profit
-paper's steady state, :mod:`market.results.windows`).
+paper's steady state, :mod:`market.results.windows`). A figure of every job (a wait, a slowdown)
+is summed exactly a chunk of jobs at a time (:meth:`ProviderRun.sum_over`), so that its
+temporaries are a chunk's.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cached_property
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from market.results.job_columns import job_columns
-from market.results.windows import exact_sum, rented_hours
+from market.results.windows import CHUNK, Columns, exact_sum, rented_hours
 
 if TYPE_CHECKING:
     from market.sim.model import GridMarket
@@ -26,10 +29,6 @@ if TYPE_CHECKING:
 def fsum(values: np.ndarray) -> float:
     """The correctly rounded sum (``math.fsum``: the same whatever the order)."""
     return exact_sum(values)
-
-
-def mean(values: np.ndarray) -> float:
-    return fsum(values) / len(values) if len(values) else math.nan
 
 
 def pct(part: float, whole: float) -> float:
@@ -59,6 +58,21 @@ class ProviderRun:
         if figure not in self._once:
             self._once[figure] = figure(self)
         return self._once[figure]
+
+    def sum_over(self, jobs: np.ndarray, figure: Callable[..., np.ndarray], *names: str) -> float:
+        """The exact sum (``math.fsum``) of ``figure`` of the columns ``names``, over the jobs
+        the mask ``jobs`` selects, computed a chunk of jobs at a time."""
+        columns = [self.cols[name] for name in names]
+        parts = (
+            figure(*(c[at : at + CHUNK][jobs[at : at + CHUNK]] for c in columns)).tolist()
+            for at in range(0, len(jobs), CHUNK)
+        )
+        return math.fsum(chain.from_iterable(parts))
+
+    def mean_over(self, jobs: np.ndarray, figure: Callable[..., np.ndarray], *names: str) -> float:
+        """:meth:`sum_over` per job selected (NaN for none)."""
+        count = int(np.count_nonzero(jobs))
+        return self.sum_over(jobs, figure, *names) / count if count else math.nan
 
     @cached_property
     def records(self) -> list:
@@ -90,11 +104,12 @@ class ProviderRun:
     def capacity(self) -> int:
         return capacity(self.sp)
 
-    @cached_property
-    def spans(self) -> np.ndarray:
-        """Every job's ``(processors, start, end, paid)`` (:mod:`market.results.windows`)."""
+    @property
+    def spans(self) -> Columns:
+        """Every job's ``(processors, start, end, paid)``, as the columns themselves
+        (:mod:`market.results.windows`)."""
         c = self.cols
-        return np.column_stack((c["processors"], c["start"], c["end"], c["paid"]))
+        return c["processors"], c["start"], c["end"], c["paid"]
 
     @cached_property
     def rented(self) -> float:
@@ -109,8 +124,7 @@ class ProviderRun:
     @cached_property
     def predicted(self) -> float:
         """The profit the admission decisions of the completed jobs predicted (None: 0)."""
-        expected = self.cols["expected_profit"][self.done]
-        return fsum(np.where(np.isnan(expected), 0.0, expected))
+        return self.sum_over(self.done, _none_as_zero, "expected_profit")
 
     @cached_property
     def best_effort(self) -> np.ndarray:
@@ -118,3 +132,7 @@ class ProviderRun:
         deadline = self.cols["deadline"]
         flagged = np.array(self.cols["best_effort"], dtype=bool)
         return self.done & (np.isnan(deadline) | flagged)
+
+
+def _none_as_zero(values: np.ndarray) -> np.ndarray:
+    return np.where(np.isnan(values), 0.0, values)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from market.results.metrics.provider_run import ProviderRun, mean
+from market.results.metrics.provider_run import ProviderRun
 from market.results.metrics.registry import METRICS, Metric, RunKind, always
 
 THRESHOLD = 10.0 / 3600.0  # hours: runtimes shorter than 10 s count as 10 s
@@ -28,24 +28,22 @@ def bounded_slowdowns(
     return np.maximum(1.0, (end - arrival) / np.maximum(end - start, threshold))
 
 
-def _slowdowns(run: ProviderRun, jobs: np.ndarray) -> np.ndarray:
-    c = run.cols
-    return bounded_slowdowns(c["arrival"][jobs], c["start"][jobs], c["end"][jobs])
+def _mean_slowdown(run: ProviderRun, jobs: np.ndarray) -> float:
+    """The mean bounded slowdown of the jobs ``jobs`` selects."""
+    return run.mean_over(jobs, bounded_slowdowns, "arrival", "start", "end")
 
 
 def _mean_response(run: ProviderRun) -> float:
-    jobs = run.best_effort
-    return mean(run.cols["end"][jobs] - run.cols["arrival"][jobs])
+    return run.mean_over(run.best_effort, np.subtract, "end", "arrival")
 
 
 def _mean_wait(run: ProviderRun) -> float:
-    jobs = run.done
-    return mean(run.cols["start"][jobs] - run.cols["arrival"][jobs])
+    return run.mean_over(run.done, np.subtract, "start", "arrival")
 
 
 def _bounded_slowdown_10s(run: ProviderRun) -> float:
     """The mean bounded slowdown of every completed job."""
-    return mean(_slowdowns(run, run.done))
+    return _mean_slowdown(run, run.done)
 
 
 def _no_money(kind: RunKind) -> bool:
@@ -61,7 +59,7 @@ METRICS.register(
            compute=_mean_response),
     Metric("mean_slowdown", "scheduling", "sld. best-eff.",
            "mean bounded slowdown of the jobs without a deadline", float, "", 2, ("providers",),
-           _qos, 3, compute=lambda run: mean(_slowdowns(run, run.best_effort))),
+           _qos, 3, compute=lambda run: _mean_slowdown(run, run.best_effort)),
     Metric("mean_wait", "scheduling", "wait h", "mean wait from arrival to start (h)", float, "h",
            2, ("providers",), _no_money, 2, compute=_mean_wait, monitor=",.2f"),
     Metric("bounded_slowdown_10s", "scheduling", "BSLD", "mean bounded slowdown (10 s threshold)",
