@@ -39,6 +39,7 @@ PY = sys.executable
 #: layered market before the speed work): ``run 8000`` minus ``build 8000`` instructions.
 BASELINE_INSTRUCTIONS = 2_590_411_876
 MIB = 1024.0  # ru_maxrss is in KiB
+STARTUP_ROUNDS = 3  # times --rounds, for the start-up probes (see run_all)
 
 
 def measure(argv: list[str], env: dict, cwd: Path | None = None, keep=True):
@@ -136,9 +137,13 @@ def run_all(args) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         table = probes(args, Path(folder), env)
         slow = {"accasim", "cqsim", "gm_run_300k", "loop_300k"}  # --external-rounds of these
-        for round_ in range(max(args.rounds, args.external_rounds)):
+        # Start-up figures are differences of a few tenths between two-second imports: three
+        # times the rounds (a couple of seconds each) to steady their medians.
+        startup = {"mesa", "market", "version", "help"}
+        for round_ in range(max(STARTUP_ROUNDS * args.rounds, args.external_rounds)):
             for name, (argv, keep) in table.items():
                 rounds = args.external_rounds if name in slow else args.rounds
+                rounds = STARTUP_ROUNDS * rounds if name in startup else rounds
                 if round_ < rounds:
                     print(f"round {round_ + 1}: {name}", file=sys.stderr, flush=True)
                     samples.setdefault(name, []).append(measure(argv, env, keep=keep))
@@ -326,7 +331,7 @@ def markdown(f: dict, table: list, command: str) -> str:
         f"{f['load'][1][0]:.1f} after",
         f"- CPU seconds (user + system) and peak RSS of whole processes, medians of "
         f"{f['rounds']} alternating rounds ({f['external_rounds']} for AccaSim, CQSim and the "
-        "300,000-job trace); the "
+        f"300,000-job trace, {STARTUP_ROUNDS * f['rounds']} for the start-up figures); the "
         "reference loop is tests/benchmarks/easy_loop.py, the same schedule in plain Python",
         "",
         "| measure | gridmarket | reference | ratio | target |",
