@@ -57,3 +57,31 @@ def test_the_suite_table_is_written_from_the_json_in_its_own_block_beside_make_b
         "| `test_x.py` test_default_run_first_profit | 3 | 50 ms | 61.2 ms |  | <= 0.3 s |" in text
     )
     assert "| 2.5 s | 2.61 s | jobs_per_s 2e+04 | >= 20,000 jobs/s, <= 1 GiB |" in text
+
+
+def test_the_table_puts_each_floor_beside_the_figure_it_bounds():
+    """Hand-made figures (CPU s, KiB): run() 6 s and the planner alone 3 s against a 1.5 s loop
+    give 4x and 2x; the process 9 s against `import mesa` 2 s gives 6x and about 1.33x."""
+    from tests.benchmarks.compare import rows
+
+    def probe(cpu: float, rss: float = 100_000.0, out: str = "") -> dict:
+        return {"cpu": cpu, "rss": rss, "out": out, "outs": [out]}
+
+    inside = '{"utilization": 80.0, "mean_wait_s": 10.0, "run_cpu_s": 6.0, "planner_cpu_s": 3.0}'
+    figures = {
+        "loop": probe(1.5, out="utilization 80.0\nmean_wait_s 10.0\n"),
+        "gm_inside": probe(8.0, out=inside),
+        "gm_run": probe(9.0, rss=160_000.0),
+        "mesa": probe(2.0, rss=150_000.0),
+        "market": probe(2.2),
+        "version": probe(0.1),
+        "help": probe(0.1),
+    }
+    table = {row[0]: row[1:4] for row in rows(figures)}
+    assert table["same schedule as the loop (utilization %, mean wait s)"][2] == "equal"
+    assert table["SDSC-SP2 EASY: `GridMarket.run()` vs the loop's process"][2] == "4.00x"
+    run_floor = next(v for k, v in table.items() if k.startswith("what bounds `run()`"))
+    assert run_floor == ("3.00 s", "1.50 s", "2.00x")
+    assert table["SDSC-SP2 EASY: whole `gridmarket run` process vs the loop's"][2] == "6.00x"
+    process_floor = table["what bounds the process: `import mesa` alone vs the loop's process"]
+    assert process_floor == ("2.00 s", "1.50 s", "1.33x")
