@@ -61,7 +61,8 @@ class ServiceProviderAgent(Provider):
             for pool in pools[1:]
         ]
         self.planner = self.planners[0]
-        self._pooled = list(zip(self.planners, pools, strict=True))  # (dispatch's loop, per run)
+        # Each planner with its pool, paired once: dispatch walks them on every scheduler run.
+        self._pooled = list(zip(self.planners, pools, strict=True))
         self.sales = Sales(pricing if pricing is not None else UtilityPricing())
         self.reshape = reshape
         self.reshaped = 0  # jobs started on fewer processors than planned
