@@ -23,6 +23,7 @@ from market.cli.ending import exit_now, one_line_error
 from market.cli.memory import tune_process_memory
 from market.cli.reproduce import add_reproduce, reproduce_command
 from market.cli.run import run_command
+from market.cli.startup import defer_unused_mesa
 from market.cli.sweep import report_command, sweep_command
 from market.cli.usage import Parser, UsageError, in_range
 from market.cli.version import version
@@ -146,13 +147,15 @@ def plugins() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridmarket`` console script. Called without ``argv`` (as the
-    script), a built-in command sets how the process takes memory (:mod:`market.cli.memory`) and
-    a ``run`` that ends well ends the process at once (:func:`market.cli.ending.exit_now`)."""
+    script), a built-in command sets how the process takes memory (:mod:`market.cli.memory`),
+    defers the Mesa modules it never uses (:mod:`market.cli.startup`), and a ``run`` that ends
+    well ends the process at once (:func:`market.cli.ending.exit_now`)."""
     _user_modules_importable()
     try:
         args = _parser().parse_args(argv)
         if argv is None and args.command in BUILT_IN:  # the whole process is the command's
             tune_process_memory()  # (a plugin's, e.g. the dashboard's server, keeps glibc's own)
+            defer_unused_mesa()  # (and all of Mesa)
         if args.command == "run":
             code = run_command(args)
             if argv is None:

@@ -128,6 +128,7 @@ def test_the_built_in_commands_are_the_parsers_own():
 def test_only_the_console_script_tunes_its_process(monkeypatch, capsys):
     calls = []
     monkeypatch.setattr(cli_main, "tune_process_memory", lambda: calls.append(1))
+    monkeypatch.setattr(cli_main, "defer_unused_mesa", lambda: None)  # (tests/unit/test_startup.py)
     assert cli_main.main(["scenarios", "profit"]) == 0  # called from Python: not its process
     assert calls == []
     monkeypatch.setattr(sys, "argv", ["gridmarket", "scenarios", "profit"])

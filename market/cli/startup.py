@@ -1,0 +1,72 @@
+"""Mesa's modules that no built-in command uses, deferred to their first use
+(:func:`defer_unused_mesa`), set once when a built-in command starts, before Mesa is imported.
+
+``import mesa`` runs every subpackage Mesa's ``__init__`` names: the grids (``discrete_space``,
+which imports ``scipy.spatial`` and networkx), the legacy ``space`` (networkx again) and the
+experimental ``continuous_space`` (``scipy.spatial.distance``): more than a third of the import,
+and a market has no space. Each is registered as a module whose code runs when something first
+reads a name from it (``from mesa.discrete_space import ...`` included: a user's own policy may),
+and not before. The import system's own attributes (``__file__``, ``__path__``, ``__spec__``...)
+are there from the start, so that what only looks at modules (Mesa's logging walks
+``sys.modules`` through :func:`inspect.getmodule` when ``mesa.model`` is imported) loads nothing.
+The standard library's :class:`importlib.util.LazyLoader` loads on any attribute, those included.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from importlib.abc import Loader, MetaPathFinder
+from importlib.machinery import ModuleSpec, PathFinder
+
+#: Modules of Mesa's that Mesa's ``__init__`` imports and no built-in command reads.
+UNUSED_MESA = frozenset({"mesa.discrete_space", "mesa.space", "mesa.experimental.continuous_space"})
+
+
+class DeferredModule(types.ModuleType):
+    """A module whose code has not run yet: it runs at the first read of a name it defines."""
+
+    def __getattr__(self, name: str):  # (only called for names not already in the module)
+        spec = self.__spec__
+        loader = spec.loader.loader  # (the _DeferringLoader's real one)
+        self.__class__ = types.ModuleType  # (first: the module's own code reads its names)
+        spec.loader = self.__loader__ = loader  # (a reload then runs it as usual)
+        loader.exec_module(self)
+        return getattr(self, name)  # (a lazy module: the name, now that its code has run)
+
+
+class _DeferringLoader(Loader):
+    """Creates the module as the real loader would and leaves its code for later."""
+
+    def __init__(self, loader: Loader) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: ModuleSpec):
+        return None  # (the default module, made a DeferredModule in exec_module)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__class__ = DeferredModule
+
+
+class DeferUnused(MetaPathFinder):
+    """Finds the modules of ``names`` where the import system's path finder does, deferred."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+
+    def find_spec(self, fullname: str, path, target=None) -> ModuleSpec | None:
+        if fullname not in self.names or fullname in sys.modules:  # (in it: a reload)
+            return None
+        spec = PathFinder.find_spec(fullname, path, target)
+        if spec is None or spec.loader is None:  # (not found, or a namespace package)
+            return spec
+        spec.loader = _DeferringLoader(spec.loader)
+        return spec
+
+
+def defer_unused_mesa() -> bool:
+    """Defer :data:`UNUSED_MESA` in this process; whether it did (not once Mesa is imported)."""
+    if "mesa" in sys.modules or any(isinstance(f, DeferUnused) for f in sys.meta_path):
+        return False
+    sys.meta_path.insert(0, DeferUnused(UNUSED_MESA))
+    return True

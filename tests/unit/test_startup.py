@@ -1,0 +1,104 @@
+"""Mesa's unused modules deferred in a ``gridmarket`` process (market/cli/startup.py): checked in
+fresh processes, as the deferral must come before Mesa is imported. A run needs none of them;
+each still works, from its first use, for whoever does use it; Mesa's module walk at import
+loads none; only the console script's own process defers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from market.cli import main as cli_main
+from market.cli import startup
+from tests.conftest import ROOT
+
+
+def fresh(code: str) -> dict:
+    """What ``code`` (run in a new Python after ``defer_unused_mesa()``) prints as JSON."""
+    prelude = "import json, sys\nfrom market.cli.startup import defer_unused_mesa\n"
+    done = subprocess.run(
+        [sys.executable, "-c", prelude + code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+    )
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+STATE = """
+def state():
+    kinds = {name: type(sys.modules[name]).__name__ for name in sorted(UNUSED)}
+    return {"kinds": kinds, "scipy": "scipy" in sys.modules, "networkx": "networkx" in sys.modules}
+"""
+
+
+def test_a_run_imports_none_of_the_deferred_modules_nor_scipy_or_networkx():
+    out = fresh(
+        "from market.cli.startup import UNUSED_MESA as UNUSED\n"
+        + STATE
+        + "assert defer_unused_mesa()\n"
+        "from market import GridMarket\n"
+        "from market.inputs.scenario import load\n"
+        "result = GridMarket(load('profit/default'), seed=3).run()\n"
+        "print(json.dumps({**state(), 'jobs': len(result.jobs)}))\n"
+    )
+    assert set(out["kinds"].values()) == {"DeferredModule"}  # Mesa's import walk loaded none
+    assert out["scipy"] is False and out["networkx"] is False
+    assert out["jobs"] > 0
+
+
+def test_each_deferred_module_works_from_its_first_use():
+    out = fresh(
+        "from market.cli.startup import UNUSED_MESA as UNUSED\n" + STATE + "defer_unused_mesa()\n"
+        "import importlib, mesa\n"
+        "from mesa.discrete_space import OrthogonalMooreGrid\n"  # a name: runs the package
+        "grid = OrthogonalMooreGrid((3, 4), torus=True, random=mesa.Model(rng=1).random)\n"
+        "from mesa.experimental.continuous_space import *\n"  # reads __all__
+        "legacy = mesa.space.MultiGrid(2, 2, torus=False)\n"
+        "importlib.reload(mesa.space)\n"  # a reload runs the module again, at once
+        "print(json.dumps({**state(), 'cells': len(grid.all_cells),\n"
+        "    'star': 'ContinuousSpace' in dir(), 'legacy': legacy.width}))\n"
+    )
+    assert set(out["kinds"].values()) == {"module"}
+    assert out["scipy"] is True and out["networkx"] is True
+    assert (out["cells"], out["star"], out["legacy"]) == (12, True, 2)
+
+
+def test_a_submodule_imported_first_leaves_its_package_deferred_until_a_name_is_read():
+    out = fresh(
+        "defer_unused_mesa()\n"
+        "import mesa, mesa.discrete_space.cell\n"
+        "package = type(sys.modules['mesa.discrete_space']).__name__\n"
+        "cell = mesa.discrete_space.cell.Cell\n"
+        "grid = mesa.discrete_space.OrthogonalVonNeumannGrid\n"
+        "print(json.dumps([package, type(sys.modules['mesa.discrete_space']).__name__]))\n"
+    )
+    assert out == ["DeferredModule", "module"]
+
+
+def test_nothing_is_deferred_once_mesa_is_imported_nor_twice():
+    import mesa  # noqa: F401  (in this process, if no test imported it yet)
+
+    assert startup.defer_unused_mesa() is False
+    out = fresh(
+        "first = defer_unused_mesa()\n"
+        "again = defer_unused_mesa()\n"
+        "finders = sum(type(f).__name__ == 'DeferUnused' for f in sys.meta_path)\n"
+        "print(json.dumps([first, again, finders]))\n"
+    )
+    assert out == [True, False, 1]
+
+
+def test_only_the_console_script_defers(monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(cli_main, "tune_process_memory", lambda: None)
+    monkeypatch.setattr(cli_main, "defer_unused_mesa", lambda: calls.append(1))
+    assert cli_main.main(["scenarios", "profit"]) == 0  # called from Python: not its process
+    assert calls == []
+    monkeypatch.setattr(sys, "argv", ["gridmarket", "scenarios", "profit"])
+    assert cli_main.main() == 0
+    assert calls == [1]
+    assert "profit/default" in capsys.readouterr().out
