@@ -40,6 +40,10 @@ PY = sys.executable
 BASELINE_INSTRUCTIONS = 2_590_411_876
 MIB = 1024.0  # ru_maxrss is in KiB
 STARTUP_ROUNDS = 3  # times --rounds, for the start-up probes (see run_all)
+#: ``import mesa`` as a built-in command's process does it (market/cli/startup.py)
+MESA_AS_THE_CLI_IMPORTS_IT = (
+    "from market.cli.startup import defer_unused_mesa; defer_unused_mesa(); import mesa"
+)
 
 
 def measure(argv: list[str], env: dict, cwd: Path | None = None, keep=True):
@@ -80,6 +84,7 @@ def probes(args, work: Path, env: dict) -> dict[str, tuple[list[str], bool]]:
         "gm_run": ([*gm, "run", str(sdsc_yaml)], False),
         "gm_inside": ([PY, str(HERE / "replay_script.py"), "time", "all", sdsc, "128"], True),
         "mesa": ([PY, "-c", "import mesa"], False),
+        "mesa_cli": ([PY, "-c", MESA_AS_THE_CLI_IMPORTS_IT], False),
         "market": ([PY, "-c", "from market import GridMarket"], False),
         "version": ([*gm, "--version"], False),
         "help": ([*gm, "--help"], False),
@@ -139,7 +144,7 @@ def run_all(args) -> dict:
         slow = {"accasim", "cqsim", "gm_run_300k", "loop_300k"}  # --external-rounds of these
         # Start-up figures are differences of a few tenths between two-second imports: three
         # times the rounds (a couple of seconds each) to steady their medians.
-        startup = {"mesa", "market", "version", "help"}
+        startup = {"mesa", "mesa_cli", "market", "version", "help"}
         for round_ in range(max(STARTUP_ROUNDS * args.rounds, args.external_rounds)):
             for name, (argv, keep) in table.items():
                 rounds = args.external_rounds if name in slow else args.rounds
@@ -221,12 +226,14 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
             "<= 4x",
         )
     )
+    floor = f.get("mesa_cli", f["mesa"])  # (figures saved before the deferral: all of Mesa)
     out.append(
         (
-            "what bounds the process: `import mesa` alone vs the loop's process",
-            f"{f['mesa']['cpu']:.2f} s",
+            "what bounds the process: `import mesa` alone, as `gridmarket` imports it (the "
+            "modules it never uses deferred), vs the loop's process",
+            f"{floor['cpu']:.2f} s",
             f"{loop['cpu']:.2f} s",
-            f"{f['mesa']['cpu'] / loop['cpu']:.2f}x",
+            f"{floor['cpu'] / loop['cpu']:.2f}x",
             "",
         )
     )
@@ -259,7 +266,8 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
         (
             "peak RSS above `import mesa`, SDSC-SP2 (54,034 jobs), `gridmarket run`",
             f"{above:.0f} MiB",
-            f"{f['mesa']['rss'] / MIB:.0f} MiB (mesa), {loop['rss'] / MIB:.0f} MiB (loop)",
+            f"{f['mesa']['rss'] / MIB:.0f} MiB (mesa; {floor['rss'] / MIB:.0f} as `gridmarket` "
+            f"imports it), {loop['rss'] / MIB:.0f} MiB (loop)",
             "",
             "<= 60 MiB",
         )
