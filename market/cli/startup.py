@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sys
 import types
-from importlib.abc import Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec, PathFinder
 
 #: Modules of Mesa's that Mesa's ``__init__`` imports and no built-in command reads.
@@ -35,10 +34,12 @@ class DeferredModule(types.ModuleType):
         return getattr(self, name)  # (a lazy module: the name, now that its code has run)
 
 
-class _DeferringLoader(Loader):
-    """Creates the module as the real loader would and leaves its code for later."""
+class _DeferringLoader:
+    """Creates the module as the real loader would and leaves its code for later (a loader
+    as the import system reads one: not derived from :mod:`importlib.abc`, whose import alone
+    costs a twentieth of a second)."""
 
-    def __init__(self, loader: Loader) -> None:
+    def __init__(self, loader) -> None:
         self.loader = loader
 
     def create_module(self, spec: ModuleSpec):
@@ -48,8 +49,9 @@ class _DeferringLoader(Loader):
         module.__class__ = DeferredModule
 
 
-class DeferUnused(MetaPathFinder):
-    """Finds the modules of ``names`` where the import system's path finder does, deferred."""
+class DeferUnused:
+    """A finder for ``sys.meta_path``: finds the modules of ``names`` where the import system's
+    path finder does, deferred."""
 
     def __init__(self, names: frozenset[str]) -> None:
         self.names = names
