@@ -3,8 +3,7 @@
 
 ``import mesa`` runs every subpackage Mesa's ``__init__`` names: the grids (``discrete_space``,
 which imports ``scipy.spatial`` and networkx), the legacy ``space`` (networkx again) and the
-experimental ``continuous_space`` (``scipy.spatial.distance``): more than a third of the import,
-and a market has no space. Each is registered as a module whose code runs when something first
+experimental ``continuous_space`` (``scipy.spatial.distance``), and a market has no space. Each is registered as a module whose code runs when something first
 reads a name from it (``from mesa.discrete_space import ...`` included: a user's own policy may),
 and not before. The import system's own attributes (``__file__``, ``__path__``, ``__spec__``...)
 are there from the start, so that what only looks at modules (Mesa's logging walks
@@ -15,29 +14,34 @@ The standard library's :class:`importlib.util.LazyLoader` loads on any attribute
 from __future__ import annotations
 
 import sys
+import threading
 import types
 from importlib.machinery import ModuleSpec, PathFinder
 
 #: Modules of Mesa's that Mesa's ``__init__`` imports and no built-in command reads.
 UNUSED_MESA = frozenset({"mesa.discrete_space", "mesa.space", "mesa.experimental.continuous_space"})
 
+_RUNNING = threading.RLock()  # (one deferred module's code runs at a time)
+
 
 class DeferredModule(types.ModuleType):
     """A module whose code has not run yet: it runs at the first read of a name it defines."""
 
     def __getattr__(self, name: str):  # (only called for names not already in the module)
-        spec = self.__spec__
-        loader = spec.loader.loader  # (the _DeferringLoader's real one)
-        self.__class__ = types.ModuleType  # (first: the module's own code reads its names)
-        spec.loader = self.__loader__ = loader  # (a reload then runs it as usual)
-        loader.exec_module(self)
+        with _RUNNING:
+            if type(self) is DeferredModule:  # (not run meanwhile by another thread)
+                spec = self.__spec__
+                loader = spec.loader.loader  # (the _DeferringLoader's real one)
+                self.__class__ = types.ModuleType  # (first: its own code reads its names)
+                spec.loader = self.__loader__ = loader  # (a reload then runs it as usual)
+                loader.exec_module(self)
         return getattr(self, name)  # (a lazy module: the name, now that its code has run)
 
 
 class _DeferringLoader:
     """Creates the module as the real loader would and leaves its code for later (a loader
-    as the import system reads one: not derived from :mod:`importlib.abc`, whose import alone
-    costs a twentieth of a second)."""
+    as the import system reads one: not derived from :mod:`importlib.abc`, whose import pulls
+    in :mod:`importlib.resources` and more)."""
 
     def __init__(self, loader) -> None:
         self.loader = loader
