@@ -63,7 +63,7 @@ def test_the_table_puts_each_floor_beside_the_figure_it_bounds():
     """Hand-made figures (CPU s, KiB): run() 6 s and the planner alone 3 s against a 1.5 s loop
     give 4x and 2x; the process 9 s against 6x, and the Mesa import as the process does it (1.2 s;
     all of Mesa, 2 s) 0.8x; the process's memory counts above all of Mesa."""
-    from tests.benchmarks.compare import rows
+    from tests.benchmarks.bench_rows import rows
 
     def probe(cpu: float, rss: float = 100_000.0, out: str = "") -> dict:
         return {"cpu": cpu, "rss": rss, "out": out, "outs": [out]}

@@ -1,0 +1,159 @@
+"""The rows of ``make bench``'s table (tests/benchmarks/compare.py): each figure measured,
+beside its reference, their ratio and the target, from the figures compare.py saves (CPU
+seconds and peak RSS in KiB per probe, the probes' printed output)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+#: The run of replay_script.py that the callgrind figure subtracts, at commit 5ac896a (the
+#: layered market before the speed work): ``run 8000`` minus ``build 8000`` instructions.
+BASELINE_INSTRUCTIONS = 2_590_411_876
+MIB = 1024.0  # ru_maxrss is in KiB
+
+
+def parsed(out: str) -> dict[str, float]:
+    if out.lstrip().startswith("{"):
+        return json.loads(out)
+    return {k: float(v) for k, v in (line.split() for line in out.splitlines() if line.strip())}
+
+
+def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
+    """``(measure, gridmarket, reference, ratio, target)`` for every figure measured."""
+    out = []
+    loop, inside = f["loop"], parsed(f["gm_inside"]["out"])
+    mine = parsed(loop["out"])
+    same = all(
+        abs(inside[k] - mine[k]) <= 1e-9 * abs(mine[k]) for k in ("utilization", "mean_wait_s")
+    )
+    out.append(
+        (
+            "same schedule as the loop (utilization %, mean wait s)",
+            f"{inside['utilization']:.10g}, {inside['mean_wait_s']:.10g}",
+            f"{mine['utilization']:.10g}, {mine['mean_wait_s']:.10g}",
+            "equal" if same else "DIFFERENT",
+            "equal",
+        )
+    )
+    run = statistics.median(parsed(o)["run_cpu_s"] for o in f["gm_inside"]["outs"])
+    out.append(
+        (
+            "SDSC-SP2 EASY: `GridMarket.run()` vs the loop's process",
+            f"{run:.2f} s",
+            f"{loop['cpu']:.2f} s",
+            f"{run / loop['cpu']:.2f}x",
+            "<= 2x",
+        )
+    )
+    planner = statistics.median(parsed(o)["planner_cpu_s"] for o in f["gm_inside"]["outs"])
+    out.append(
+        (
+            "what bounds `run()`: the planner alone on the same jobs (`agents.replay`: no agents, "
+            "Mesa events, records or money; the same starts) vs the loop's process",
+            f"{planner:.2f} s",
+            f"{loop['cpu']:.2f} s",
+            f"{planner / loop['cpu']:.2f}x",
+            "",
+        )
+    )
+    whole = f["gm_run"]["cpu"]
+    out.append(
+        (
+            "SDSC-SP2 EASY: whole `gridmarket run` process vs the loop's",
+            f"{whole:.2f} s",
+            f"{loop['cpu']:.2f} s",
+            f"{whole / loop['cpu']:.2f}x",
+            "<= 4x",
+        )
+    )
+    floor = f.get("mesa_cli", f["mesa"])  # (figures saved before the deferral: all of Mesa)
+    out.append(
+        (
+            "what bounds the process: `import mesa` alone, as `gridmarket` imports it (the "
+            "modules it never uses deferred), vs the loop's process",
+            f"{floor['cpu']:.2f} s",
+            f"{loop['cpu']:.2f} s",
+            f"{floor['cpu'] / loop['cpu']:.2f}x",
+            "",
+        )
+    )
+    for name, label in (("accasim", "AccaSim 1.1.3 (EASY, first fit)"), ("cqsim", "CQSim (EASY)")):
+        if name in f:
+            theirs = f[name]["cpu"]
+            out.append(
+                (
+                    f"SDSC-SP2 EASY: `gridmarket run` vs {label}",
+                    f"{whole:.2f} s",
+                    f"{theirs:.2f} s",
+                    f"{theirs / whole:.1f}x faster",
+                    ">= 10x faster",
+                )
+            )
+    extra = f["market"]["cpu"] - f["mesa"]["cpu"]
+    out.append(
+        (
+            "`from market import GridMarket` minus `import mesa`",
+            f"{extra:+.3f} s",
+            f"{f['mesa']['cpu']:.2f} s (mesa)",
+            "",
+            "<= 0.25 s",
+        )
+    )
+    for name in ("version", "help"):
+        out.append((f"`gridmarket --{name}`", f"{f[name]['cpu']:.3f} s", "", "", "<= 0.3 s"))
+    above = (f["gm_run"]["rss"] - f["mesa"]["rss"]) / MIB
+    out.append(
+        (
+            "peak RSS above `import mesa`, SDSC-SP2 (54,034 jobs), `gridmarket run`",
+            f"{above:.0f} MiB",
+            f"{f['mesa']['rss'] / MIB:.0f} MiB (mesa; {floor['rss'] / MIB:.0f} as `gridmarket` "
+            f"imports it), {loop['rss'] / MIB:.0f} MiB (loop)",
+            "",
+            "<= 60 MiB",
+        )
+    )
+    inside = (f["gm_inside"]["rss"] - f["mesa"]["rss"]) / MIB  # (replay_script.py time all)
+    out.append(
+        (
+            "peak RSS above `import mesa`, SDSC-SP2, `GridMarket.run()` with its per-job table",
+            f"{inside:.0f} MiB",
+            "",
+            "",
+            "",
+        )
+    )
+    if "gm_run_300k" in f:
+        big, big_loop = f["gm_run_300k"], f["loop_300k"]
+        above = (big["rss"] - f["mesa"]["rss"]) / MIB
+        out.append(
+            (
+                "peak RSS above `import mesa`, synthetic 300,000 jobs",
+                f"{above:.0f} MiB",
+                f"{big_loop['rss'] / MIB:.0f} MiB (loop)",
+                "",
+                "<= 400 MiB",
+            )
+        )
+        out.append(
+            (
+                "synthetic 300,000 jobs: `gridmarket run` vs the loop",
+                f"{big['cpu']:.2f} s",
+                f"{big_loop['cpu']:.2f} s",
+                f"{big['cpu'] / big_loop['cpu']:.2f}x",
+                "",
+            )
+        )
+    if "callgrind" in f:
+        cg = f["callgrind"]
+        ran = cg["run"] - cg["build"]
+        out.append(
+            (
+                "instructions: replay_script.py `run 8000` minus `build 8000`",
+                f"{ran:,}",
+                f"{BASELINE_INSTRUCTIONS:,} (5ac896a)",
+                f"{ran / BASELINE_INSTRUCTIONS:.2f}x",
+                "lower",
+            )
+        )
+    return out
