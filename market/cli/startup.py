@@ -5,10 +5,11 @@
 which imports ``scipy.spatial`` and networkx), the legacy ``space`` (networkx again) and the
 experimental ``continuous_space`` (``scipy.spatial.distance``), and a market has no space. Each
 is registered as a module whose code runs when something first reads a name from it
-(``from mesa.discrete_space import ...`` included: a user's own policy may), and not before. The import system's own attributes (``__file__``, ``__path__``, ``__spec__``...)
-are there from the start, so that what only looks at modules (Mesa's logging walks
-``sys.modules`` through :func:`inspect.getmodule` when ``mesa.model`` is imported) loads nothing.
-The standard library's :class:`importlib.util.LazyLoader` loads on any attribute, those included.
+(``from mesa.discrete_space import ...`` included: a user's own policy may), and not before.
+The import system's own attributes (``__file__``, ``__path__``, ``__spec__``...) are there from
+the start, so that what only looks at modules (Mesa's logging walks ``sys.modules`` through
+:func:`inspect.getmodule` when ``mesa.model`` is imported) loads nothing. The standard
+library's :class:`importlib.util.LazyLoader` loads on any attribute, those included.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The ``gridmarket`` process's allocator settings (market/cli/memory.py): glibc's mmap threshold
 fixed (checked in a fresh process, where a freed big block would otherwise raise it), a no-op
 that never raises elsewhere, pandas' text columns in Python strings, pyarrow's pool set to
-malloc unless the user chose one, made only when a built-in command is the whole process."""
+malloc unless the user chose one, made only when a built-in command is the whole process (as
+are the Mesa modules it defers, market/cli/startup.py)."""
 
 from __future__ import annotations
 
@@ -127,11 +128,11 @@ def test_the_built_in_commands_are_the_parsers_own():
 
 def test_only_the_console_script_tunes_its_process(monkeypatch, capsys):
     calls = []
-    monkeypatch.setattr(cli_main, "tune_process_memory", lambda: calls.append(1))
-    monkeypatch.setattr(cli_main, "defer_unused_mesa", lambda: None)  # (tests/unit/test_startup.py)
+    monkeypatch.setattr(cli_main, "tune_process_memory", lambda: calls.append("memory"))
+    monkeypatch.setattr(cli_main, "defer_unused_mesa", lambda: calls.append("unused mesa"))
     assert cli_main.main(["scenarios", "profit"]) == 0  # called from Python: not its process
     assert calls == []
     monkeypatch.setattr(sys, "argv", ["gridmarket", "scenarios", "profit"])
     assert cli_main.main() == 0
-    assert calls == [1]
+    assert calls == ["memory", "unused mesa"]  # (the Mesa modules: tests/unit/test_startup.py)
     assert "profit/default" in capsys.readouterr().out

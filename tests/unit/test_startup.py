@@ -1,7 +1,7 @@
 """Mesa's unused modules deferred in a ``gridmarket`` process (market/cli/startup.py): checked in
 fresh processes, as the deferral must come before Mesa is imported. A run needs none of them;
 each still works, from its first use, for whoever does use it; Mesa's module walk at import
-loads none; only the console script's own process defers."""
+loads none. Only the console script's own process defers: tests/unit/test_process_memory.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import json
 import subprocess
 import sys
 
-from market.cli import main as cli_main
 from market.cli import startup
 from tests.conftest import ROOT
 
@@ -90,15 +89,3 @@ def test_nothing_is_deferred_once_mesa_is_imported_nor_twice():
         "print(json.dumps([first, again, finders]))\n"
     )
     assert out == [True, False, 1]
-
-
-def test_only_the_console_script_defers(monkeypatch, capsys):
-    calls = []
-    monkeypatch.setattr(cli_main, "tune_process_memory", lambda: None)
-    monkeypatch.setattr(cli_main, "defer_unused_mesa", lambda: calls.append(1))
-    assert cli_main.main(["scenarios", "profit"]) == 0  # called from Python: not its process
-    assert calls == []
-    monkeypatch.setattr(sys, "argv", ["gridmarket", "scenarios", "profit"])
-    assert cli_main.main() == 0
-    assert calls == [1]
-    assert "profit/default" in capsys.readouterr().out
