@@ -32,10 +32,11 @@ class DeferredModule(types.ModuleType):
         with _RUNNING:
             if type(self) is DeferredModule:  # (not run meanwhile by another thread)
                 spec = self.__spec__
-                loader = spec.loader.loader  # (the _DeferringLoader's real one)
                 self.__class__ = types.ModuleType  # (first: its own code reads its names)
-                spec.loader = self.__loader__ = loader  # (a reload then runs it as usual)
-                loader.exec_module(self)
+                if isinstance(spec.loader, _DeferringLoader):  # (else a reload ran it already)
+                    loader = spec.loader.loader
+                    spec.loader = self.__loader__ = loader  # (a reload then runs it as usual)
+                    loader.exec_module(self)
         return getattr(self, name)  # (a lazy module: the name, now that its code has run)
 
 

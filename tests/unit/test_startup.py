@@ -78,6 +78,22 @@ def test_a_submodule_imported_first_leaves_its_package_deferred_until_a_name_is_
     assert out == ["DeferredModule", "module"]
 
 
+def test_a_module_reloaded_before_its_first_use_is_simply_loaded():
+    out = fresh(
+        "defer_unused_mesa()\n"
+        "import importlib, mesa\n"
+        "importlib.reload(mesa.space)\n"  # (reads no name: the reload runs it)
+        "width = mesa.space.MultiGrid(3, 2, torus=False).width\n"
+        "try:\n"
+        "    mesa.space.no_such_name\n"
+        "except AttributeError as exc:\n"
+        "    missing = str(exc)\n"
+        "print(json.dumps([width, type(mesa.space).__name__, missing]))\n"
+    )
+    assert out[:2] == [3, "module"]
+    assert "no_such_name" in out[2]
+
+
 def test_nothing_is_deferred_once_mesa_is_imported_nor_twice():
     import mesa  # noqa: F401  (in this process, if no test imported it yet)
 
