@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         if argv is None and args.command in BUILT_IN:  # the whole process is the command's
             tune_process_memory()  # (a plugin's, e.g. the dashboard's server, keeps glibc's own)
-            defer_unused_mesa()  # (and all of Mesa)
+            defer_unused_mesa()  # (a plugin's process imports Mesa whole)
         if args.command == "run":
             code = run_command(args)
             if argv is None:
