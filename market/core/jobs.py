@@ -121,16 +121,12 @@ class Job:
         return job
 
     def runtime(self, processors: int) -> float:
-        """Actual runtime on ``processors`` processors (:func:`amdahl_runtime`, inlined: the
-        planners' inner loops call these)."""
-        beta = self.serial_fraction
-        return self.work * (beta + (1.0 - beta) / processors)
+        """Actual runtime on ``processors`` processors (Amdahl)."""
+        return amdahl_runtime(self.work, self.serial_fraction, processors)
 
     def predicted_runtime(self, processors: int) -> float:
-        """Runtime the planner expects on ``processors`` processors (Amdahl on the estimate,
-        inlined as :meth:`runtime` is)."""
-        beta = self.serial_fraction
-        return self.planned_work * (beta + (1.0 - beta) / processors)
+        """Runtime the planner expects on ``processors`` processors (Amdahl on the estimate)."""
+        return amdahl_runtime(self.planned_work, self.serial_fraction, processors)
 
     @property
     def max_shape(self) -> int:
