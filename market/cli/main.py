@@ -25,7 +25,7 @@ from market.cli.reproduce import add_reproduce, reproduce_command
 from market.cli.run import run_command
 from market.cli.startup import defer_unused_mesa
 from market.cli.sweep import report_command, sweep_command
-from market.cli.usage import Parser, UsageError, in_range
+from market.cli.usage import Parser, UsageError, in_range, parse
 from market.cli.version import version
 
 if TYPE_CHECKING:  # (each command imports what it runs when it runs: market/cli/ending.py)
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     well ends the process at once (:func:`market.cli.ending.exit_now`)."""
     _user_modules_importable()
     try:
-        args = _parser().parse_args(argv)
+        args = parse(_parser(), argv)
         if argv is None and args.command in BUILT_IN:  # the whole process is the command's
             tune_process_memory()  # (a plugin's, e.g. the dashboard's server, keeps glibc's own)
             defer_unused_mesa()  # (a plugin's process imports Mesa whole)

@@ -1,10 +1,12 @@
 """The command line's one-line usage errors: what a bad argument raises, and the range check
 every numeric option shares. A value argparse quotes back is cut to its first
-:data:`SHOWN` characters (a 5,000-digit ``--seed`` is named, not repeated)."""
+:data:`SHOWN` characters (a 5,000-digit ``--seed`` is named, not repeated); a subcommand's error
+names the subcommand (``gridmarket: error: run: argument --seed: ...``)."""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 
 SHOWN = 40  # characters of a bad value quoted back
@@ -22,7 +24,39 @@ class UsageError(Exception):
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, not usage + error
-        raise UsageError(f"{self.prog}: {_QUOTED.sub(_cut, message)}")
+        raise UsageError(_named(self.prog, _QUOTED.sub(_cut, _suggest(message))))
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, but an argument no command takes is named with the command
+    it was given to (``run: unrecognized arguments: --bogus``), not with the program."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        named = (getattr(args, dest, None) for dest in ("command", "trace_command"))
+        command = " ".join(name for name in named if name)
+        shown = " ".join(word if len(word) <= SHOWN else f"{word[:SHOWN]}..." for word in extra)
+        raise UsageError(_named(f"gridmarket {command}", f"unrecognized arguments: {shown}"))
+    return args
+
+
+_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)$")
+
+
+def _suggest(message: str) -> str:
+    """An invalid choice's message, ending with the nearest valid one when one is near."""
+    match = _CHOICE.search(message)
+    if match is None:
+        return message
+    choices = re.findall(r"'([^']*)'", match[2])
+    near = difflib.get_close_matches(match[1], choices, n=1)
+    return f"{message}; did you mean '{near[0]}'?" if near else message
+
+
+def _named(prog: str, message: str) -> str:
+    """``message`` led by the subcommand it is about (``run: ...``, ``trace qbets: ...``), once:
+    the ``gridmarket: error:`` printed before it already names the program."""
+    command = prog.partition(" ")[2]
+    return f"{command}: {message}" if command else message
 
 
 def in_range(option: str, value: int | None, low: int, high: int) -> None:
