@@ -107,27 +107,32 @@ def list_scenarios(folder: str | None = None) -> list[ScenarioEntry]:
 def chosen_variants(scenario: Any, labels: list[str], source: str) -> Any:
     """``scenario`` with only the variants ``labels`` (in the file's order); a one-line
     ``ScenarioError`` naming the labels there are if one is not among them."""
+    from market.core.suggest import did_you_mean
     from market.inputs.scenario import ScenarioError
 
     for label in labels:
         if label not in scenario.variants:
             known = ", ".join(repr(v) for v in scenario.variants)
             there = f"its variants: {known}" if known else "it has no variants"
-            raise ScenarioError(f"--variant: {source} has no variant {label!r} ({there})")
+            near = did_you_mean(label, scenario.variants)
+            raise ScenarioError(f"--variant: {source} has no variant {label!r}{near} ({there})")
     kept = {k: v for k, v in scenario.variants.items() if k in labels}
     return scenario.model_copy(update={"variants": kept})
 
 
 def run(args: argparse.Namespace, out=None) -> int:
     """Print the listing; a folder with no scenario is a one-line error (exit status 2)."""
+    from market.core.suggest import did_you_mean
     from market.inputs.scenario import ScenarioError
-    from market.inputs.scenario_files import scenario_dirs
+    from market.inputs.scenario_files import list_files, scenario_dirs
 
     out = sys.stdout if out is None else out
     entries = list_scenarios(args.folder)
     if not entries:
         where = ", ".join(str(d) for d in scenario_dirs()) or "no scenario folder"
-        what = f"no scenario in folder {args.folder!r}" if args.folder else "no scenario"
+        folders = {n.split("/")[0] for d in scenario_dirs() for n, _ in list_files(d) if "/" in n}
+        near = did_you_mean(args.folder, folders) if args.folder else ""
+        what = f"no scenario in folder {args.folder!r}{near}" if args.folder else "no scenario"
         raise ScenarioError(f"scenarios: {what} (looked in {where})")
     if args.format == "json":
         out.write(json.dumps([asdict(e) for e in entries], indent=2) + "\n")

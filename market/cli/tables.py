@@ -22,6 +22,7 @@ import pandas as pd
 
 from market.cli.formatting import cell
 from market.cli.layout import Column, fit, table_width
+from market.core.suggest import did_you_mean
 from market.results.metrics import METRICS
 from market.results.outputs import (
     MARKET_LABELS,
@@ -57,7 +58,8 @@ def chosen_columns(text: str | None) -> list[str] | None:
     known = known_columns()
     for name in names:
         if name not in known:
-            raise ValueError(f"unknown column {name!r} (have: {', '.join(sorted(known))})")
+            near = did_you_mean(name, sorted(known))
+            raise ValueError(f"unknown column {name!r}{near} (have: {', '.join(sorted(known))})")
     return names
 
 

@@ -6,8 +6,9 @@ names the subcommand (``gridmarket: error: run: argument --seed: ...``)."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
+
+from market.core.suggest import nearest
 
 SHOWN = 40  # characters of a bad value quoted back
 
@@ -48,8 +49,8 @@ def _suggest(message: str) -> str:
     if match is None:
         return message
     choices = re.findall(r"'([^']*)'", match[2])
-    near = difflib.get_close_matches(match[1], choices, n=1)
-    return f"{message}; did you mean '{near[0]}'?" if near else message
+    near = nearest(match[1], choices)
+    return f"{message}; did you mean {near!r}?" if near else message
 
 
 def _named(prog: str, message: str) -> str:

@@ -16,6 +16,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from market.core.suggest import did_you_mean
 from market.inputs.scenario import Scenario, ScenarioError
 from market.inputs.sweep_spec import (
     IDENTITY_COLUMNS,
@@ -107,7 +108,8 @@ class SweepPlan:
         for name in spec.metrics or []:
             if name not in known:
                 raise ScenarioError(
-                    f"{source}: sweep.metrics: unknown metric {name!r} (have: {', '.join(known)})"
+                    f"{source}: sweep.metrics: unknown metric {name!r}"
+                    f"{did_you_mean(name, known)} (have: {', '.join(known)})"
                 )
         base_seed = scenario.seed if spec.base_seed is None else spec.base_seed
         base = scenario.model_copy(update={"sweep": None, "variants": {}})

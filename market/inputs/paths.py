@@ -13,6 +13,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from market.core.suggest import did_you_mean
+
 #: What :func:`get_path` returns for a path that names no field (unless given a default).
 MISSING: Any = object()
 
@@ -60,6 +62,6 @@ def set_path(data: Any, path: str, value: Any) -> None:
         if depth == len(keys) - 1:
             node[index] = copy.deepcopy(value)
         elif isinstance(node, dict) and index not in node:
-            raise PathError(f"{where}: no such field")
+            raise PathError(f"{where}: no such field{did_you_mean(index, node)}")
         else:
             node = node[index]

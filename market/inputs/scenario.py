@@ -21,7 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from market.core.errors import ScenarioError
 from market.core.rent import PriceSchedule
+from market.core.suggest import did_you_mean
 from market.inputs import limits
+from market.inputs.field_names import fields_at
 from market.inputs.paths import PathError, set_path
 from market.inputs.scenario_checks import CROSS_FIELD_CHECKS, admission_scheduler
 from market.inputs.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
@@ -309,7 +311,7 @@ def _one_line(exc: ValidationError) -> str:
     where = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-"))
     msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
     if err["type"] == "extra_forbidden":
-        msg = "unknown field"
+        msg = "unknown field" + did_you_mean(str(err["loc"][-1]), fields_at(Scenario, err["loc"]))
     elif err["type"] == "union_tag_invalid" or err["type"] == "literal_error":
         msg = msg[0].lower() + msg[1:]
     more = len(exc.errors()) - 1

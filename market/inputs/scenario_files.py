@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from market.core.suggest import did_you_mean
 from market.inputs.os_errors import reason
 
 #: The largest scenario file read (bytes): scenario files are a few kB; a sweep listing
@@ -100,8 +101,15 @@ def resolve(name: str | Path) -> Path:
             return path
     where = ", ".join(str(d) for d in scenario_dirs()) or "no scenario folder"
     raise ScenarioFileError(
-        f"{shown(name)}: no such scenario file (looked for it as a path and in {where})"
+        f"{shown(name)}: no such scenario file{_nearest_name(name)} (looked for it as a path "
+        f"and in {where})"
     )
+
+
+def _nearest_name(name: str | Path) -> str:
+    """``", did you mean 'profit/default'?"`` for the shipped scenario nearest ``name``."""
+    names = [n.rsplit(".", 1)[0] for d in scenario_dirs() for n, _ in list_files(d)]
+    return did_you_mean(str(name).removesuffix(SUFFIX).removesuffix(".yml"), names)
 
 
 def shown(name: str | Path, most: int = 200) -> str:

@@ -129,7 +129,8 @@ def test_the_console_script_reports_bad_files_without_a_traceback(tmp_path):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip() == (
-        f"gridmarket: error: {bad}: service_providers.0.schedular: unknown field"
+        f"gridmarket: error: {bad}: service_providers.0.schedular: unknown field, "
+        "did you mean 'scheduler'?"
     )
 
 
