@@ -68,19 +68,24 @@ def resolve_trace(name: str | os.PathLike[str], scenario_dir: str | os.PathLike[
     working directory), else ``name`` inside each of :func:`trace_dirs` in turn. Each place is
     also tried with ``.gz`` added, so ``SDSC-SP2-1998-4.2-cln.swf`` finds the compressed file.
 
-    Raises :class:`TraceNotFoundError` (one line: where it looked, and where to download it).
+    Raises :class:`TraceNotFoundError` (one line: where it looked, and where to download it; or
+    that the trace named is a directory).
     """
     name = Path(name)
     candidates = [name]
     if not name.is_absolute():
         candidates += [d / name for d in trace_dirs(scenario_dir)]
+    folder = None  # the first candidate that is a directory, not a file
     for candidate in candidates:
         for path in (candidate, Path(f"{candidate}.gz")):
             try:
                 if path.is_file():
                     return path
+                folder = folder or (path if path.is_dir() else None)
             except (OSError, ValueError):  # too long for the system, or a NUL byte
                 continue
+    if folder is not None:
+        raise TraceNotFoundError(f"{shown(folder)}: is a directory, not a trace file (.swf or .gz)")
     where = ", ".join(shown(os.path.abspath(c.parent)) for c in candidates)
     raise TraceNotFoundError(
         f"trace {shown(repr(str(name)))} not found (looked in: {where}); download it from the "

@@ -214,6 +214,15 @@ def test_a_missing_trace_says_where_it_looked_and_where_to_get_it(tmp_path, monk
     assert isinstance(info.value, ValueError)
 
 
+def test_a_trace_that_is_a_directory_is_named_as_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRIDMARKET_TRACES", str(tmp_path))
+    (tmp_path / "x.swf").mkdir()
+    with pytest.raises(TraceNotFoundError, match=r"x\.swf: is a directory, not a trace file"):
+        resolve_trace("x.swf")
+    (tmp_path / "x.swf.gz").write_bytes(b"")  # a file beside it is found
+    assert resolve_trace("x.swf") == tmp_path / "x.swf.gz"
+
+
 def test_trace_info_of_a_small_trace(tmp_path):
     info = trace_info(sample(tmp_path))
     assert info["jobs"] == 3 and info["records"] == 7 and info["processors"] == 8
