@@ -29,7 +29,7 @@ from market.inputs.scenario_checks import CROSS_FIELD_CHECKS, admission_schedule
 from market.inputs.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
 from market.inputs.site_spec import BatchSiteSpec
 from market.inputs.sweep_spec import SweepSpec
-from market.inputs.workloads import ProfitWorkload, Workload
+from market.inputs.workloads import KINDS, ProfitWorkload, Workload
 
 
 class PolicySpec(BaseModel):
@@ -306,15 +306,27 @@ class Scenario(BaseModel):
         ]
 
 
+_MEMBERS = frozenset(cls.__name__ for cls in KINDS.values())  # a union's members, in a loc
+
+
+def _where(loc: tuple) -> str:
+    return ".".join(str(p) for p in loc if not str(p).startswith("function-") and p not in _MEMBERS)
+
+
 def _one_line(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-"))
+    errors = exc.errors()
+    err = errors[0]
+    where = _where(err["loc"])
     msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
-    if err["type"] == "extra_forbidden":
+    if err["type"] == "model_type":  # (not "a valid dictionary or instance of ClientSpec")
+        policy = err.get("ctx", {}).get("class_name") == "PolicySpec"
+        wanted = "a policy's name or a mapping {name: ...}" if policy else "a mapping of fields"
+        msg = f"should be {wanted}, not {type(err['input']).__name__}"
+    elif err["type"] == "extra_forbidden":
         msg = "unknown field" + did_you_mean(str(err["loc"][-1]), fields_at(Scenario, err["loc"]))
     elif err["type"] == "union_tag_invalid" or err["type"] == "literal_error":
         msg = msg[0].lower() + msg[1:]
-    more = len(exc.errors()) - 1
+    more = len({(_where(e["loc"]), e["type"]) for e in errors}) - 1  # (once per union member)
     suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
     return f"{where}: {msg}{suffix}" if where else f"{msg}{suffix}"
 

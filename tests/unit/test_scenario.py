@@ -45,6 +45,11 @@ def test_default_scenario_matches_table_1():
          "s.yaml: resource_providers.1.name: 'a' is also the name of resource_providers.0"),
         ("clients: [{providers: [ghost]}]", "clients.0.providers: no service provider named"),
         ("clients: [{offer_rule: auction}]", "clients.0.offer_rule"),
+        ("clients: [{workload: 3}]",  # one line, no union member's class name
+         "s.yaml: clients.0.workload: should be a mapping of fields, not int"),
+        ("clients: [7]", "s.yaml: clients.0: should be a mapping of fields, not int"),
+        ("service_providers: [{admission: [1]}]", "s.yaml: service_providers.0.admission: "
+         "should be a policy's name or a mapping {name: ...}, not list"),
         ("variants: {x: {resource_providers.0.price: -1}}",
          "s.yaml: variants.x: resource_providers.0.price: Input should be greater than or equal "
          "to 0"),
@@ -54,7 +59,7 @@ def test_bad_files_get_one_line_errors_naming_file_and_field(tmp_path, text, mes
     with pytest.raises(ScenarioError) as info:
         load(write(tmp_path, text))
     text = str(info.value)
-    assert "\n" not in text
+    assert "\n" not in text and "Workload" not in text and "more error" not in text
     assert message in text
 
 
