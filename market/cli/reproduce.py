@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from market.cli.output_paths import check_writable
 from market.cli.sweep import _sigterm_interrupts
 from market.cli.usage import UsageError
 
@@ -51,6 +52,7 @@ def reproduce_command(args: argparse.Namespace, out=None) -> int:
         raise UsageError("--workers: must be >= 1")
     if args.replications is not None and args.replications < 1:
         raise UsageError("--replications: must be >= 1")
+    check_writable("--markdown", args.markdown)  # before the runs, not after them
     size = "quick" if args.quick else "full"
     target = Path(args.out) if args.out else Path("results") / "reproduce" / args.paper
     if args.stored and not target.is_dir():

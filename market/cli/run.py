@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from market.cli import scenarios as scenarios_cli
+from market.cli.output_paths import check_writable
 from market.cli.usage import UsageError, in_range
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     if market_out is not None and market_out.suffix.lower() not in (".csv", ".parquet", ".json"):
         raise UsageError(f"--market-out: {market_out} must end in .csv, .parquet or .json")
     in_range("--seed", args.seed, 0, MAX_SEED)
+    check_writable("--jobs-out", jobs_out)  # before the run, not after it
+    check_writable("--market-out", market_out)
     try:
         chosen = chosen_columns(args.columns)
     except ValueError as exc:

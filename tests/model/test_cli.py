@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -151,18 +154,46 @@ def test_json_keeps_every_float_exactly(capsys):
     assert compared > 50, "the floats were compared"
 
 
-def test_a_failed_jobs_out_write_keeps_the_printed_summary(capsys, tmp_path):
-    blocker = tmp_path / "file"
-    blocker.write_text("")
-    target = blocker / "jobs.csv"  # its folder is a file: the write fails
+def test_a_failed_jobs_out_write_keeps_the_printed_summary(capsys, tmp_path, monkeypatch):
+    target = tmp_path / "jobs.csv"  # writable when checked; the disk is full when written
+    to_csv = pd.DataFrame.to_csv
+
+    def full_disk(frame, path_or_buf=None, *args, **kwargs):
+        if isinstance(path_or_buf, Path):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return to_csv(frame, path_or_buf, *args, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full_disk)
     code, out, err = run(
         capsys, "run", str(DEFAULT_SCENARIO), *SMALL, "--format", "csv", "--jobs-out", str(target)
     )
     assert code == 2
     assert out.startswith("variant,seed,provider") and len(out.strip().splitlines()) == 9
-    assert err.count("\n") == 1 and err.startswith(
-        f"gridmarket: error: --jobs-out: cannot write {target}"
+    assert (
+        err == f"gridmarket: error: --jobs-out: cannot write {target} (No space left on device)\n"
     )
+
+
+@pytest.mark.parametrize("option", ["--jobs-out", "--market-out"])
+@pytest.mark.parametrize("where", ["under_a_file", "a_folder"])
+def test_an_output_that_cannot_be_written_stops_before_the_run(capsys, tmp_path, option, where):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    target = blocker / "out.csv"  # its folder is a file
+    if where == "a_folder":
+        target = tmp_path / "out.csv"
+        target.mkdir()
+    code, out, err = run(capsys, "run", str(DEFAULT_SCENARIO), *SMALL, option, str(target))
+    assert code == 2 and out == ""  # nothing run
+    assert err.count("\n") == 1 and err.startswith(f"gridmarket: error: {option}: cannot write")
+    assert not [p for p in tmp_path.rglob("*") if p.name.startswith(".gridmarket-probe")]
+
+
+def test_an_output_in_missing_folders_is_checked_without_making_them(tmp_path):
+    from market.cli.output_paths import check_writable
+
+    check_writable("--jobs-out", tmp_path / "a" / "b" / "jobs.csv")  # (the run makes them)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_version_and_names_on_the_search_path(capsys, tmp_path, monkeypatch):

@@ -163,3 +163,14 @@ def test_bad_command_lines_are_one_line_errors(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("gridmarket: error:") and err.count("\n") == 1
+
+
+def test_a_markdown_page_that_cannot_be_written_stops_before_any_run(capsys, tmp_path):
+    (tmp_path / "file").write_text("")
+    page = tmp_path / "file" / "page.md"
+    argv = ["reproduce", "profit", "--quick", "--out", str(tmp_path / "out"), "--markdown"]
+    assert main([*argv, str(page)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and not (tmp_path / "out").exists()  # nothing run
+    assert err.startswith(f"gridmarket: error: --markdown: cannot write {page} (")
+    assert err.endswith(" is not a directory)\n") and err.count("\n") == 1
