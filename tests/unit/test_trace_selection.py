@@ -5,6 +5,7 @@ errors for damaged trace files (corrupt gzip, NUL bytes, non-ASCII lines, fracti
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import numpy as np
@@ -178,3 +179,19 @@ def test_trace_info_refuses_a_machine_of_no_processors(tmp_path, capsys):
         trace_info(path, max_procs=-5)
     assert main(["trace", "info", str(path), "--processors", "-5"]) == 2
     assert "--processors: -5 is out of range" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "no job records (an empty file, or a header only: cut short?)"),
+        ("; MaxProcs: 8\n; Note: the records were lost\n", "no job records"),
+        ("1 0 10 0 4 -1 -1 4 200 -1 1 1 1 1 1 1 -1 -1\n",
+         "no job to run: every record dropped (1 records: 0 kept, 1 dropped (zero runtime 1))"),
+    ],
+)  # fmt: skip
+def test_a_trace_with_no_job_to_run_is_an_error_not_an_empty_run(tmp_path, text, message):
+    path = tmp_path / "t.swf"
+    path.write_text(text)
+    with pytest.raises(SwfError, match=re.escape(f"{path}: {message}")):
+        TraceWorkload(trace=str(path)).generate(np.random.default_rng(1))
