@@ -32,6 +32,7 @@ MAX_TRACE_RECORDS = 1_000_000  # data lines of a trace file (the archive's large
 MAX_TRACE_LINES = 2_000_000  # lines of a trace file in all: records, comments, blank lines
 MAX_TRACE_BYTES = 200_000_000  # a trace file's text, decompressed (a record is ~100 bytes)
 MAX_LINE_CHARS = 4096  # characters on one line of a trace file (a record has ~100)
+MAX_TRACE_VALUE = 1e12  # the largest field of a trace record, in size (s: 31,000 years)
 MAX_SEED = 2**63 - 1  # seeds are stored as signed 64-bit integers
 MAX_MAGNITUDE = 1e12  # the largest number (in size) a scenario may hold, seeds aside
 MIN_MAGNITUDE = 1e-12  # the smallest, but for 0

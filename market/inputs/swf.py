@@ -9,7 +9,8 @@ fields is an error naming it, never a silent shift.
 header, its raw lines and the records as 18 float columns, ``NaN`` for unknown; pandas' C parser
 reads a well-formed file, and a malformed one is re-read line by line to name the first bad line
 (``FILE:LINE: message``) or, with ``skip_bad``, to count every bad line. A line is malformed when
-it has not 18 fields, a field is not a finite number, or a count is not whole (3.5 processors);
+it has not 18 fields, a field is not a finite number or is larger in size than
+:data:`~market.inputs.limits.MAX_TRACE_VALUE`, or a count is not whole (3.5 processors);
 NUL or non-ASCII bytes in a data line are not SWF; a Latin-1 header is read as such.
 :meth:`SwfTrace.select` applies :mod:`market.inputs.trace_selection`; :func:`write_swf` writes
 records back, read again as the same values.
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from market.inputs.limits import MAX_TRACE_RECORDS
+from market.inputs.limits import MAX_TRACE_RECORDS, MAX_TRACE_VALUE
 from market.inputs.swf_stream import (
     FIELDS,
     MAX_RECORD_CHARS,
@@ -245,6 +246,12 @@ def _parse_slow(
                     value = math.nan
                 if not math.isfinite(value):
                     problem = f"field {k + 1} ({FIELDS[k]}) is not a number: {token[:20]!r}"
+                    break
+                if abs(value) > MAX_TRACE_VALUE:
+                    problem = (
+                        f"field {k + 1} ({FIELDS[k]}) is {token[:20]}, beyond the "
+                        f"{MAX_TRACE_VALUE:g} a trace's field may be in size"
+                    )
                     break
                 if k in WHOLE_AT and not value.is_integer():
                     problem = f"field {k + 1} ({FIELDS[k]}) is not a whole number: {token[:20]}"

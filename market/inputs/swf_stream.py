@@ -5,8 +5,9 @@ its bounds) and its data lines parsed by pandas' C parser a block of :data:`BLOC
 time, so that neither the file's text nor its lines are ever held whole: only the records'
 numbers grow. Anything unusual (a carriage return, a data line that is not ASCII, a line longer
 than any record, more records than a trace may hold, a block that is not 18 finite numbers a
-line with whole counts) gives None, and the whole-file reader reads the file again to name the
-problem in the one-line error it always gave.
+line with whole counts, each at most :data:`~market.inputs.limits.MAX_TRACE_VALUE` in size)
+gives None, and the whole-file reader reads the file again to name the problem in the one-line
+error it always gave.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from market.inputs.limits import MAX_LINE_CHARS, MAX_TRACE_RECORDS
+from market.inputs.limits import MAX_LINE_CHARS, MAX_TRACE_RECORDS, MAX_TRACE_VALUE
 from market.inputs.trace_file import read_chunks
 
 #: The 18 SWF fields, in file order (SWF v2.2 field names, shortened).
@@ -79,6 +80,8 @@ def parse_block(text: str | bytes, lines: int) -> np.ndarray | None:
     if len(frame) != lines or not np.isfinite(values).all():
         return None
     if (values[:, WHOLE_AT] % 1 != 0).any():
+        return None
+    if len(values) and (values.max() > MAX_TRACE_VALUE or values.min() < -MAX_TRACE_VALUE):
         return None
     return values
 

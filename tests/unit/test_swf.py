@@ -100,8 +100,11 @@ def test_gzip_is_recognised_by_its_magic_bytes(tmp_path):
         ("8 100 0 ten 2 -1 -1 2 10 -1 1 3 1 1 1 1 -1 -1", "field 4 (runtime) is not a number"),
         ("8 100 0 nan 2 -1 -1 2 10 -1 1 3 1 1 1 1 -1 -1", "field 4 (runtime) is not a number"),
         ("8 100 0 inf 2 -1 -1 2 10 -1 1 3 1 1 1 1 -1 -1", "field 4 (runtime) is not a number"),
+        ("8 100 0 1e30 2 -1 -1 2 10 -1 1 3 1 1 1 1 -1 -1",
+         "field 4 (runtime) is 1e30, beyond the 1e+12 a trace's field may be in size"),
+        ("8 -2e13 0 10 2 -1 -1 2 10 -1 1 3 1 1 1 1 -1 -1", "field 2 (submit) is -2e13, beyond"),
     ],
-)
+)  # fmt: skip
 def test_a_malformed_line_stops_with_file_and_line(tmp_path, bad, message):
     body = HEADER + "\n".join([*LINES[:3], bad, *LINES[3:]]) + "\n"
     path = write(tmp_path, body)
@@ -114,13 +117,14 @@ def test_a_malformed_line_stops_with_file_and_line(tmp_path, bad, message):
 
 
 def test_skip_bad_skips_and_counts_malformed_lines(tmp_path):
-    body = HEADER + "\n".join([LINES[0], "garbage", *LINES[1:], "9 1 2 3"]) + "\n"
+    huge = "9 100 0 1e13 2 -1 -1 2 10 -1 1 3 1 1 1 1 -1 -1"  # (skipped as malformed too)
+    body = HEADER + "\n".join([LINES[0], "garbage", *LINES[1:], "9 1 2 3", huge]) + "\n"
     trace = read_swf(write(tmp_path, body), skip_bad=True)
-    assert trace.malformed == 2 and len(trace.records) == 7
+    assert trace.malformed == 3 and len(trace.records) == 7
     assert math.isnan(trace.records.loc[1, "runtime"])  # -1 is unknown on the slow path too
     assert trace.line_numbers.tolist() == [12, *range(14, 20)]
     _, report = trace.select()
-    assert report.malformed == 2 and report.total == 9
+    assert report.malformed == 3 and report.total == 10
     assert report.kept + report.dropped == report.total
 
 
