@@ -9,7 +9,7 @@ from pathlib import Path
 
 from market.cli.output_paths import check_writable
 from market.cli.sweep import _sigterm_interrupts
-from market.cli.usage import UsageError
+from market.cli.usage import UsageError, workers_in_range
 
 
 def add_reproduce(commands) -> None:
@@ -48,8 +48,7 @@ def reproduce_command(args: argparse.Namespace, out=None) -> int:
     from market.experiments.claims import paper
 
     out = sys.stdout if out is None else out
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers: must be >= 1")
+    workers_in_range(args.workers)
     if args.replications is not None and args.replications < 1:
         raise UsageError("--replications: must be >= 1")
     check_writable("--markdown", args.markdown)  # before the runs, not after them

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from market.cli.usage import UsageError
+from market.cli.usage import UsageError, workers_in_range
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,8 +24,7 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
     from market.inputs.scenario import load, parse_overrides
 
     out = sys.stdout if out is None else out
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers: must be >= 1")
+    workers_in_range(args.workers)
     if args.scheduler and args.scheduler != "local" and "://" not in args.scheduler:
         raise UsageError(f"--scheduler: {args.scheduler!r} is not tcp://HOST:PORT or local")
     if args.scheduler and args.scheduler != "local" and args.workers is not None:

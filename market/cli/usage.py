@@ -6,11 +6,13 @@ names the subcommand (``gridmarket: error: run: argument --seed: ...``)."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
 
 from market.core.suggest import nearest
 
 SHOWN = 40  # characters of a bad value quoted back
+WORKERS_PER_CORE = 4  # the most --workers per core
 
 _QUOTED = re.compile(rf"'([^']{{{SHOWN}}})([^']+)'")
 
@@ -64,3 +66,10 @@ def in_range(option: str, value: int | None, low: int, high: int) -> None:
     """A one-line :class:`UsageError` unless ``low <= value <= high`` (or no value)."""
     if value is not None and not low <= value <= high:
         raise UsageError(f"{option}: {value} is out of range (from {low} to {high})")
+
+
+def workers_in_range(workers: int | None) -> None:
+    """``--workers`` from 1 to :data:`WORKERS_PER_CORE` times the cores this process may use (a
+    typo of 1000 would start a process per run, each holding a run's memory, on a few cores)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    in_range("--workers", workers, 1, WORKERS_PER_CORE * max(1, cores or 1))

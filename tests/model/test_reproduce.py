@@ -156,6 +156,7 @@ def test_every_paper_declares_sweeps_for_its_claims():
     [
         ["reproduce", "nope"],
         ["reproduce", "profit", "--workers", "0"],
+        ["reproduce", "profit", "--workers", "100000"],  # (not a process per run)
         ["reproduce", "profit", "--replications", "0"],
     ],
 )

@@ -77,7 +77,8 @@ def test_bad_sweeps_get_a_one_line_error_naming_the_field(tmp_path, capsys, swee
 BAD_COMMANDS = [
     (["sweep", str(DEFAULT_SCENARIO)], "no sweep section (add sweep: with the parameters"),
     (["sweep", "missing.yaml"], "missing.yaml: no such scenario file"),
-    (["sweep", "{fig3}", "--workers", "0"], "--workers: must be >= 1"),
+    (["sweep", "{fig3}", "--workers", "0"], "--workers: 0 is out of range (from 1 to "),
+    (["sweep", "{fig3}", "--workers", "100000"], "--workers: 100000 is out of range (from 1 to "),
     (["sweep", "{fig3}", "--scheduler", "somewhere"], "is not tcp://HOST:PORT or local"),
     (["sweep", "{fig3}", "--scheduler", "tcp://127.0.0.1:9", "--workers", "2"],
      "--workers: the Dask cluster at --scheduler has its own workers"),
