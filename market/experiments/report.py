@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from market.core.suggest import did_you_mean
 from market.experiments.replication_risk import outcomes, risk_table
 from market.experiments.report_figures import (
     ERRORS,
@@ -102,7 +103,8 @@ def make_report(
         for name in metrics:
             if name not in available:
                 have = ", ".join(available)
-                raise ReportError(f"--metrics: {name!r} is not in the results (have: {have})")
+                near = did_you_mean(name, available)
+                raise ReportError(f"--metrics: {name!r} is not in the results{near} (have: {have})")
     if not metrics:
         raise ReportError(f"{results}: the results have no metric columns")
     out = Path(out) if out is not None else results / "report"

@@ -89,6 +89,8 @@ BAD_COMMANDS = [
     (["report", "{full}"], "no sweep results here (no manifest.json, no runs/)"),
     (["report", "{tmp}/nowhere"], "no such results directory"),
     (["report", "{done}", "--metrics", "profit,speed"], "--metrics: 'speed' is not in the results"),
+    (["report", "{done}", "--metrics", "utilisation"],
+     "--metrics: 'utilisation' is not in the results, did you mean 'utilization'? (have: "),
     (["report", "{done}", "--error", "se"], "invalid choice: 'se'"),
 ]  # fmt: skip
 
