@@ -1,5 +1,7 @@
 """``gridmarket run``: every variant of a scenario on one seed, its tables printed before any
-file is written (a failed write loses nothing printed); ``--format json`` keeps floats exact."""
+file is written (a failed write loses nothing printed); ``--format json`` keeps floats exact. A
+variant that cannot run (a missing trace, a stalled market) ends the run with its one-line error
+after the tables and files of the variants run before it."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     from market.inputs.limits import MAX_SEED
     from market.inputs.scenario import ScenarioError, load, parse_overrides
     from market.inputs.swf import SwfError
+    from market.inputs.traces import check_traces
     from market.sim.model import GridMarket, MarketStalled
 
     out = sys.stdout if out is None else out
@@ -48,7 +51,14 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     if args.variant:
         scenario = scenarios_cli.chosen_variants(scenario, args.variant, args.scenario)
     variants = scenario.expand(args.scenario)  # validates every variant before anything runs
+    for label, variant in variants:  # and finds every trace
+        try:
+            check_traces(variant)
+        except SwfError as exc:
+            where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
+            raise type(exc)(f"{where}: {exc}") from None
     summaries, sites, jobs, runs, markets = [], [], [], [], []
+    failed = None  # the one-line error of a variant that could not run
     with RunProgress(len(variants)) as progress:  # on a terminal only
         results = []
         for label, variant in variants:
@@ -59,7 +69,12 @@ def run_command(args: argparse.Namespace, out=None) -> int:
                 results.append((label, variant, model.run(jobs=jobs_out is not None)))
             except (MarketStalled, ScenarioError, SwfError) as exc:  # one line: say which run
                 where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
-                raise type(exc)(f"{where}: {exc}") from None
+                before = "the variant" if len(results) == 1 else f"the {len(results)} variants"
+                kept = f" (printed: {before} before it)" if results else ""
+                failed = type(exc)(f"{where}: {exc}{kept}")
+                break
+    if not results:
+        raise failed
     for label, variant, result in results:
         summaries.append(result.summary.assign(variant=label, seed=result.seed))
         sites.append(result.sites.assign(variant=label, seed=result.seed))
@@ -89,6 +104,8 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     if market_out is not None:
         out.flush()
         _write_frame(market, market_out, "--market-out")
+    if failed is not None:  # after what the variants before it made is printed and written
+        raise failed
     return 0
 
 

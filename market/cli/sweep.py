@@ -22,6 +22,8 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
     from market.experiments.batch import SweepInterrupted, make_executor, run_sweep
     from market.experiments.sweep import SweepPlan
     from market.inputs.scenario import load, parse_overrides
+    from market.inputs.swf import SwfError
+    from market.inputs.traces import check_traces
 
     out = sys.stdout if out is None else out
     workers_in_range(args.workers)
@@ -33,6 +35,12 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
     if args.set:
         scenario = scenario.with_overrides(parse_overrides(args.set))
     plan = SweepPlan.from_scenario(scenario, args.scenario)
+    for run in {id(run.scenario): run for run in plan.runs}.values():  # every trace, found
+        try:  # before any run starts
+            check_traces(run.scenario)
+        except SwfError as exc:
+            point = ", ".join(f"{key}={value}" for key, value in run.point.items())
+            raise type(exc)(f"{args.scenario}: {run.variant} at {point}: {exc}") from None
     target = Path(args.out) if args.out else Path("results") / plan.name
     executor = make_executor(args.workers, args.scheduler)
     print(f"sweep {plan.name}: {plan.describe()}", file=out, flush=True)

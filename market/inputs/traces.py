@@ -28,6 +28,7 @@ __all__ = [
     "DropReport",
     "SelectionRules",
     "TraceNotFoundError",
+    "check_traces",
     "format_trace_info",
     "resolve_trace",
     "trace_dirs",
@@ -92,6 +93,15 @@ def resolve_trace(name: str | os.PathLike[str], scenario_dir: str | os.PathLike[
         f"Parallel Workloads Archive ({ARCHIVE_URL}) into one of these directories or set "
         f"{TRACES_ENV}"
     )
+
+
+def check_traces(scenario: Any) -> None:
+    """Find every trace ``scenario`` names (its clients' workloads, its batch sites), so that a
+    missing one is a :class:`TraceNotFoundError` before any run starts, not after others ran."""
+    names = [getattr(client.workload, "trace", None) for client in scenario.clients]
+    names += [site.trace for site in getattr(scenario, "batch_sites", [])]
+    for name in dict.fromkeys(n for n in names if n):
+        resolve_trace(name)
 
 
 # -- summaries ------------------------------------------------------------------------------------
