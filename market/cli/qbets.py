@@ -26,7 +26,8 @@ def add_parser(trace_commands) -> None:
 
 
 def run(args: argparse.Namespace, out=None) -> int:
-    """Run ``gridmarket trace qbets``; bad values raise :class:`market.core.qbets.QbetsError`."""
+    """Run ``gridmarket trace qbets``; bad values, and a trace too short for any bound (after
+    its table), raise :class:`market.core.qbets.QbetsError`."""
     from market.experiments.qbets_replay import format_accuracy, qbets_accuracy
 
     out = sys.stdout if out is None else out
@@ -38,4 +39,11 @@ def run(args: argparse.Namespace, out=None) -> int:
         out.write(json.dumps(clean, indent=2) + "\n")
     else:
         out.write(format_accuracy(report) + "\n")
-    return 0 if not math.isnan(report["correct_pct"]) else 1
+    if math.isnan(report["correct_pct"]):  # (the table says why: too little history)
+        from market.core.qbets import QbetsError
+
+        raise QbetsError(
+            f"{args.file}: no job got a bound (too little history: give more jobs, or a trace "
+            "with more jobs in each class)"
+        )
+    return 0

@@ -259,6 +259,13 @@ def timestamp() -> str:
 
 def load_manifest(path: str | Path) -> dict:
     """The manifest of the results directory ``path`` (:class:`BatchError` if there is none)."""
+    if not Path(path).is_dir():
+        there = (
+            "not a results directory but a file"
+            if Path(path).exists()
+            else "no such results directory"
+        )
+        raise BatchError(f"{path}: {there}")
     manifest = ResultsStore(path).manifest()
     if manifest is None:
         raise BatchError(f"{path}: no sweep results here (no manifest.json)")
@@ -271,6 +278,8 @@ def load_results(path: str | Path) -> pd.DataFrame:
     scenario's order), replication and provider. ``frame.attrs`` holds the sweep's
     ``parameters``, ``variants``, ``metrics`` and ``name`` when the manifest is there."""
     path = Path(path)
+    if path.is_file() and path.suffix.lower() != ".parquet":
+        raise BatchError(f"{path}: not a results directory (nor a results .parquet file)")
     if path.is_file():
         parts, manifest = [path], None
     else:

@@ -96,3 +96,14 @@ def test_trace_qbets_bad_values_are_one_line_errors(tmp_path, capsys, flag, fiel
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"gridmarket: error: {field}: must lie strictly between 0 and 1")
     assert "\n" not in err
+
+
+def test_a_trace_too_short_for_any_bound_says_so_after_its_table(tmp_path, capsys):
+    path = swf_with_waits(tmp_path / "w.swf")
+    assert main(["trace", "qbets", str(path), "--first-jobs", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert "jobs with a bound 0" in out  # the table, then why it has no numbers
+    assert err == (
+        f"gridmarket: error: {path}: no job got a bound (too little history: give more jobs, "
+        "or a trace with more jobs in each class)\n"
+    )
