@@ -253,7 +253,7 @@ class Scenario(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    name: str = "unnamed"
+    name: str = Field("unnamed", description="names its results (results/NAME)")
     description: str = ""
     seed: int = Field(1, ge=0, le=limits.MAX_SEED, description="0 to 2**63 - 1")
     sample_interval: float = Field(
@@ -276,6 +276,13 @@ class Scenario(BaseModel):
         default_factory=dict, description="label -> {dotted.path: value} overrides"
     )
     sweep: SweepSpec | None = Field(None, description="what `gridmarket sweep` varies")
+
+    @field_validator("name")
+    @classmethod
+    def _named(cls, name: str) -> str:
+        if not name.strip():
+            raise ValueError("a scenario needs a name (its results are saved as results/NAME)")
+        return name
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:

@@ -92,6 +92,8 @@ def _exists(path: Path, regular: bool) -> bool:
 
 def resolve(name: str | Path) -> Path:
     """The scenario file ``name`` stands for (see the search path above)."""
+    if not str(name).strip():  # (not ".", the working directory)
+        raise ScenarioFileError(f"{str(name)!r}: an empty name, not a scenario file")
     tried = candidates(name)
     for path in tried:
         if _exists(path, True):

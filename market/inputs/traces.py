@@ -70,23 +70,24 @@ def resolve_trace(name: str | os.PathLike[str], scenario_dir: str | os.PathLike[
     also tried with ``.gz`` added, so ``SDSC-SP2-1998-4.2-cln.swf`` finds the compressed file.
 
     Raises :class:`TraceNotFoundError` (one line: where it looked, and where to download it; or
-    that the trace named is a directory).
+    that the trace named is a directory, a device or a pipe).
     """
     name = Path(name)
     candidates = [name]
     if not name.is_absolute():
         candidates += [d / name for d in trace_dirs(scenario_dir)]
-    folder = None  # the first candidate that is a directory, not a file
+    other = None  # the first candidate that is there but not a file (a directory, a device)
     for candidate in candidates:
         for path in (candidate, Path(f"{candidate}.gz")):
             try:
                 if path.is_file():
                     return path
-                folder = folder or (path if path.is_dir() else None)
+                other = other or (path if path.exists() else None)
             except (OSError, ValueError):  # too long for the system, or a NUL byte
                 continue
-    if folder is not None:
-        raise TraceNotFoundError(f"{shown(folder)}: is a directory, not a trace file (.swf or .gz)")
+    if other is not None:
+        what = "a directory" if other.is_dir() else "not a regular file"
+        raise TraceNotFoundError(f"{shown(other)}: {what}, not a trace file (.swf or .swf.gz)")
     where = ", ".join(shown(os.path.abspath(c.parent)) for c in candidates)
     raise TraceNotFoundError(
         f"trace {shown(repr(str(name)))} not found (looked in: {where}); download it from the "

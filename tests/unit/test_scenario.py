@@ -48,6 +48,7 @@ def test_default_scenario_matches_table_1():
         ("clients: [{workload: 3}]",  # one line, no union member's class name
          "s.yaml: clients.0.workload: should be a mapping of fields, not int"),
         ("clients: [7]", "s.yaml: clients.0: should be a mapping of fields, not int"),
+        ("name: ' '", "s.yaml: name: a scenario needs a name (its results are saved as results/"),
         ("service_providers: [{admission: [1]}]", "s.yaml: service_providers.0.admission: "
          "should be a policy's name or a mapping {name: ...}, not list"),
         ("variants: {x: {resource_providers.0.price: -1}}",
@@ -233,6 +234,8 @@ def test_names_are_found_on_the_search_path(tmp_path, monkeypatch):
     assert load("profit/default.yaml").seed == 7  # and the name as a path before both
     with pytest.raises(ScenarioError, match=r"^nothing/here: no such scenario file \(looked"):
         load("nothing/here")
+    with pytest.raises(ScenarioError, match=r"^'': an empty name, not a scenario file$"):
+        load("")  # (not the working directory, ".")
 
 
 def test_line_breaks_in_a_description_and_seeds_beyond_the_number_bound_are_fine():

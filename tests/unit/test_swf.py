@@ -221,8 +221,10 @@ def test_a_missing_trace_says_where_it_looked_and_where_to_get_it(tmp_path, monk
 def test_a_trace_that_is_a_directory_is_named_as_one(tmp_path, monkeypatch):
     monkeypatch.setenv("GRIDMARKET_TRACES", str(tmp_path))
     (tmp_path / "x.swf").mkdir()
-    with pytest.raises(TraceNotFoundError, match=r"x\.swf: is a directory, not a trace file"):
+    with pytest.raises(TraceNotFoundError, match=r"x\.swf: a directory, not a trace file"):
         resolve_trace("x.swf")
+    with pytest.raises(TraceNotFoundError, match=r"^/dev/null: not a regular file, not a trace"):
+        resolve_trace("/dev/null")
     (tmp_path / "x.swf.gz").write_bytes(b"")  # a file beside it is found
     assert resolve_trace("x.swf") == tmp_path / "x.swf.gz"
 
