@@ -21,15 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from market.core.errors import ScenarioError
 from market.core.rent import PriceSchedule
-from market.core.suggest import did_you_mean
 from market.inputs import limits
-from market.inputs.field_names import fields_at
-from market.inputs.paths import PathError, set_path
+from market.inputs.paths import PathError, get_path, set_path
 from market.inputs.scenario_checks import CROSS_FIELD_CHECKS, admission_scheduler
 from market.inputs.scenario_files import ScenarioFileError, parse_yaml, read_text, resolve
 from market.inputs.site_spec import BatchSiteSpec
 from market.inputs.sweep_spec import SweepSpec
-from market.inputs.workloads import KINDS, ProfitWorkload, Workload
+from market.inputs.validation_errors import one_line
+from market.inputs.workloads import ProfitWorkload, Workload
 
 
 class PolicySpec(BaseModel):
@@ -292,14 +291,25 @@ class Scenario(BaseModel):
 
     # -- derived scenarios ---------------------------------------------------------------------
     def with_overrides(self, overrides: dict[str, Any], source: str = "--set") -> Scenario:
-        """A copy with ``{dotted.path: value}`` overrides applied and validated again."""
+        """A copy with ``{dotted.path: value}`` overrides applied and validated again. A new
+        ``kind`` keeps the old kind's fields: an error then says to set the whole mapping."""
         data = self.model_dump(mode="python")
+        kinds = [p for p, v in overrides.items() if p.endswith(".kind") and get_path(data, p) != v]
         for path, value in overrides.items():
             try:
                 set_path(data, path, value)
             except PathError as exc:
                 raise ScenarioError(f"{source}: {exc}") from None
-        return validate(data, source)
+        try:
+            return validate(data, source)
+        except ScenarioError as exc:
+            if not kinds:
+                raise
+            whole = kinds[0].removesuffix(".kind")
+            raise ScenarioError(
+                f"{exc} (a new kind keeps the fields of the old one: set the whole mapping, "
+                f"{whole}={{kind: {overrides[kinds[0]]}, ...}})"
+            ) from None
 
     def expand(self, source: str = "scenario") -> list[tuple[str, Scenario]]:
         """``(label, scenario)`` for each variant, or just this scenario if it has none; an
@@ -313,31 +323,6 @@ class Scenario(BaseModel):
         ]
 
 
-_MEMBERS = frozenset(cls.__name__ for cls in KINDS.values())  # a union's members, in a loc
-
-
-def _where(loc: tuple) -> str:
-    return ".".join(str(p) for p in loc if not str(p).startswith("function-") and p not in _MEMBERS)
-
-
-def _one_line(exc: ValidationError) -> str:
-    errors = exc.errors()
-    err = errors[0]
-    where = _where(err["loc"])
-    msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
-    if err["type"] == "model_type":  # (not "a valid dictionary or instance of ClientSpec")
-        policy = err.get("ctx", {}).get("class_name") == "PolicySpec"
-        wanted = "a policy's name or a mapping {name: ...}" if policy else "a mapping of fields"
-        msg = f"should be {wanted}, not {type(err['input']).__name__}"
-    elif err["type"] == "extra_forbidden":
-        msg = "unknown field" + did_you_mean(str(err["loc"][-1]), fields_at(Scenario, err["loc"]))
-    elif err["type"] == "union_tag_invalid" or err["type"] == "literal_error":
-        msg = msg[0].lower() + msg[1:]
-    more = len({(_where(e["loc"]), e["type"]) for e in errors}) - 1  # (once per union member)
-    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
-    return f"{where}: {msg}{suffix}" if where else f"{msg}{suffix}"
-
-
 def validate(data: Any, source: str = "scenario") -> Scenario:
     """A :class:`Scenario` from plain data, or a one-line :class:`ScenarioError`."""
     if not isinstance(data, dict):
@@ -345,7 +330,7 @@ def validate(data: Any, source: str = "scenario") -> Scenario:
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError(f"{source}: {_one_line(exc)}") from None
+        raise ScenarioError(f"{source}: {one_line(exc, Scenario)}") from None
 
 
 def load(path: str | Path) -> Scenario:

@@ -1,16 +1,15 @@
 """Reading and writing traces in the Standard Workload Format (SWF) of the Parallel Workloads
 Archive: a header of ``;`` comment lines and one line of 18 numbers per job (:data:`FIELDS`),
 ``-1`` unknown, times in seconds. Read within bounds (:mod:`market.inputs.trace_file`: size once
-decompressed, line length, NUL bytes, damaged gzip; at most
-:data:`~market.inputs.limits.MAX_TRACE_RECORDS` data lines); a line of more or fewer than 18
-fields is an error naming it, never a silent shift.
+decompressed, line length, NUL bytes, damaged gzip; :mod:`market.inputs.limits`: records, values);
+a line of more or fewer than 18 fields is an error naming it, never a silent shift.
 
 :func:`read_swf` reads a file (gzip or plain, by its magic bytes) into a :class:`SwfTrace`: the
 header, its raw lines and the records as 18 float columns, ``NaN`` for unknown; pandas' C parser
 reads a well-formed file, and a malformed one is re-read line by line to name the first bad line
 (``FILE:LINE: message``) or, with ``skip_bad``, to count every bad line. A line is malformed when
-it has not 18 fields, a field is not a finite number or is larger in size than
-:data:`~market.inputs.limits.MAX_TRACE_VALUE`, or a count is not whole (3.5 processors);
+it has not 18 fields, a field is not a finite number or is beyond ``MAX_TRACE_VALUE`` in size
+(1e30 s), or a count is not whole (3.5 processors);
 NUL or non-ASCII bytes in a data line are not SWF; a Latin-1 header is read as such.
 :meth:`SwfTrace.select` applies :mod:`market.inputs.trace_selection`; :func:`write_swf` writes
 records back, read again as the same values.

@@ -112,6 +112,9 @@ BAD_INPUTS = [
      "--set: clients.0.workload.mean_interarrival: Input should be a finite number"),
     (["run", str(DEFAULT_SCENARIO), "--jobs-out", "jobs.txt"], "must end in .csv or .parquet"),
     (["fly"], "invalid choice: 'fly'"),
+    (["run", str(DEFAULT_SCENARIO), "--set", "clients.0.workload.kind=swf"],
+     "(a new kind keeps the fields of the old one: set the whole mapping, "
+     "clients.0.workload={kind: swf, ...})"),
 ]  # fmt: skip
 
 

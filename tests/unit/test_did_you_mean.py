@@ -8,8 +8,8 @@ import pytest
 
 from market.cli.main import main
 from market.core.suggest import did_you_mean, nearest
-from market.inputs.field_names import fields_at
 from market.inputs.scenario import Scenario
+from market.inputs.validation_errors import fields_at
 from tests.conftest import DEFAULT_SCENARIO
 
 
