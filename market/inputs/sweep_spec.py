@@ -175,7 +175,10 @@ class SweepSpec(BaseModel):
     def _labels(self) -> SweepSpec:
         for path, label in self.labels.items():
             if path not in self.parameters:
-                raise ValueError(f"labels: {path} is not a swept parameter")
+                swept = ", ".join(self.parameters) or "none"
+                raise ValueError(
+                    f"labels: {path} is not a swept parameter (swept: {swept}; label only those)"
+                )
             if not label.strip():
                 raise ValueError(f"labels: {path}: the label is empty")
         return self

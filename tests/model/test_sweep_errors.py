@@ -19,6 +19,8 @@ from tests.model.sweeps import LOAD, POLICIES, PRICE, small
 # -- bad sweeps: one line naming the field ---------------------------------------------------------
 BAD_SWEEPS = [
     ({"replication": 3}, "sweep.replication: unknown field"),
+    ({"labels": {"clients.0.workload.jobs": "n"}},
+     f"sweep: labels: clients.0.workload.jobs is not a swept parameter (swept: {LOAD}; label"),
     ({"replications": 0}, "sweep.replications: Input should be greater than or equal to 1"),
     ({"mode": "grid"}, "sweep.mode: input should be 'cross' or 'zip'"),
     ({"seeds": "random"}, "sweep.seeds: input should be 'common' or 'independent'"),
