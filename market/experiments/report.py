@@ -177,6 +177,10 @@ def _write_markdown(report, results, page, command, table, metrics, parameters, 
         return write_markdown(page, results, block)
     except OSError as exc:
         raise ReportError(f"--markdown: cannot write {page} ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:  # (the figures are written: only the page is refused)
+        raise ReportError(
+            f"--markdown: {page} is not UTF-8 text (byte {exc.start}), so not a page to write into"
+        ) from None
 
 
 def _version() -> str:

@@ -92,3 +92,20 @@ def test_command_line_writes_the_tables_and_links(tmp_path, monkeypatch, capsys)
     rows = [line for line in text.splitlines() if line.startswith("| FirstProfit, accept all |")]
     assert rows == ["| FirstProfit, accept all | 100 | 100 | 100 | 100 |"]  # accepts every job
     assert "site/page.md" in capsys.readouterr().out
+
+
+def test_a_page_that_is_not_text_is_refused_in_one_line_and_the_figures_kept(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    Path("data").symlink_to(ROOT / "docs" / "results" / "data" / "profit-fig3")
+    Path("page.md").write_bytes(b"\xf8\x00binary")
+    argv = ["report", "data", "--out", "figs", "--metrics", "accepted_pct", "--markdown"]
+    assert main([*argv, "page.md"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "gridmarket: error: --markdown: page.md is not UTF-8 text (byte 0), so not a page to "
+        "write into\n"
+    )
+    assert Path("page.md").read_bytes() == b"\xf8\x00binary"  # left as it was
+    assert Path("figs/accepted_pct-vs-mean_interarrival.html").exists()
