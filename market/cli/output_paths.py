@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 
 from market.cli.usage import UsageError
-from market.inputs.os_errors import reason
 
 
 def check_writable(option: str, path: str | Path | None) -> None:
@@ -20,17 +19,22 @@ def check_writable(option: str, path: str | Path | None) -> None:
         return
     import tempfile  # (only when checking: --version and --help stay lean)
 
+    from market.inputs.os_errors import reason
+    from market.inputs.scenario_files import shown
+
     path = Path(path)
     try:
         if path.is_dir():
-            raise UsageError(f"{option}: cannot write {path} (Is a directory)")
+            raise UsageError(f"{option}: cannot write {shown(path)} (Is a directory)")
         folder = path.absolute().parent
         while not folder.exists():
             folder = folder.parent
         if not folder.is_dir():
-            raise UsageError(f"{option}: cannot write {path} ({folder} is not a directory)")
+            raise UsageError(
+                f"{option}: cannot write {shown(path)} ({shown(folder)} is not a directory)"
+            )
         handle, probe = tempfile.mkstemp(dir=folder, prefix=".gridmarket-probe-")
         os.close(handle)
         os.unlink(probe)
     except (OSError, ValueError) as exc:  # (ValueError: a NUL byte in the name)
-        raise UsageError(f"{option}: cannot write {path} ({reason(exc)})") from None
+        raise UsageError(f"{option}: cannot write {shown(path)} ({reason(exc)})") from None

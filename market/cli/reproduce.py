@@ -46,6 +46,7 @@ def reproduce_command(args: argparse.Namespace, out=None) -> int:
     from market.experiments import reproduce
     from market.experiments.batch import SweepInterrupted, make_executor
     from market.experiments.claims import paper
+    from market.inputs.scenario_files import shown
 
     out = sys.stdout if out is None else out
     workers_in_range(args.workers)
@@ -54,8 +55,8 @@ def reproduce_command(args: argparse.Namespace, out=None) -> int:
     check_writable("--markdown", args.markdown)  # before the runs, not after them
     size = "quick" if args.quick else "full"
     target = Path(args.out) if args.out else Path("results") / "reproduce" / args.paper
-    if args.stored and not target.is_dir():
-        raise UsageError(f"--stored: no results directory {target}")
+    if args.stored and not _is_dir(target):
+        raise UsageError(f"--stored: no results directory {shown(target)}")
     executor = None if args.stored else make_executor(args.workers, None)
     try:
         with _sigterm_interrupts():
@@ -93,3 +94,11 @@ def reproduce_command(args: argparse.Namespace, out=None) -> int:
         except OSError as exc:
             raise UsageError(f"--markdown: cannot write {args.markdown} ({exc.strerror})") from None
     return 1 if report.failed else 0
+
+
+def _is_dir(path: Path) -> bool:
+    """Whether ``path`` is a directory (False for a name the system refuses, e.g. too long)."""
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False

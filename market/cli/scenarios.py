@@ -124,7 +124,7 @@ def run(args: argparse.Namespace, out=None) -> int:
     """Print the listing; a folder with no scenario is a one-line error (exit status 2)."""
     from market.core.suggest import did_you_mean
     from market.inputs.scenario import ScenarioError
-    from market.inputs.scenario_files import list_files, scenario_dirs
+    from market.inputs.scenario_files import list_files, scenario_dirs, shown
 
     out = sys.stdout if out is None else out
     entries = list_scenarios(args.folder)
@@ -132,7 +132,11 @@ def run(args: argparse.Namespace, out=None) -> int:
         where = ", ".join(str(d) for d in scenario_dirs()) or "no scenario folder"
         folders = {n.split("/")[0] for d in scenario_dirs() for n, _ in list_files(d) if "/" in n}
         near = did_you_mean(args.folder, folders) if args.folder else ""
-        what = f"no scenario in folder {args.folder!r}{near}" if args.folder else "no scenario"
+        what = (
+            f"no scenario in folder {shown(repr(args.folder))}{near}"
+            if args.folder
+            else "no scenario"
+        )
         raise ScenarioError(f"scenarios: {what} (looked in {where})")
     if args.format == "json":
         out.write(json.dumps([asdict(e) for e in entries], indent=2) + "\n")

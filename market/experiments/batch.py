@@ -38,6 +38,8 @@ from market.experiments.results_store import (
     timestamp,
 )
 from market.experiments.sweep import SweepPlan
+from market.inputs.os_errors import reason
+from market.inputs.scenario_files import shown
 from market.inputs.sweep_spec import column_values
 
 __all__ = [
@@ -212,7 +214,7 @@ def run_sweep(
         with _locked(store.root):
             return _run_sweep(plan, store, executor or LocalProcesses(), resume, progress, source)
     except OSError as exc:
-        raise BatchError(f"{store.root}: cannot write results ({exc.strerror or exc})") from None
+        raise BatchError(f"{shown(store.root)}: cannot write results ({reason(exc)})") from None
 
 
 def _run_sweep(plan, store, executor, resume, progress, source) -> SweepReport:

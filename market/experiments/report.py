@@ -32,6 +32,7 @@ from market.experiments.report_figures import (
 )
 from market.experiments.report_index import RISK_NOTE, write_index
 from market.experiments.results_store import load_manifest, load_results, metric_columns
+from market.inputs.scenario_files import shown
 
 __all__ = ["ERRORS", "RISK_NOTE", "Report", "ReportError", "make_report", "risk_of", "summarize"]
 
@@ -111,7 +112,7 @@ def make_report(
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ReportError(f"--out: cannot create {out} ({exc.strerror})") from None
+        raise ReportError(f"--out: cannot create {shown(out)} ({exc.strerror})") from None
 
     several = frame["provider"].nunique() > 1
     frame = frame.assign(

@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from market.experiments.executors import BatchError, RunOutcome
+from market.inputs.scenario_files import shown
 from market.inputs.sweep_spec import IDENTITY_COLUMNS
 from market.results.metrics import sweep_metrics
 
@@ -257,15 +258,27 @@ def timestamp() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _kind(path: Path) -> str:
+    """``"dir"``, ``"file"``, ``"other"`` or ``"missing"`` (also for a name the system refuses:
+    too long, a NUL byte)."""
+    try:
+        if path.is_dir():
+            return "dir"
+        return "file" if path.is_file() else "other" if path.exists() else "missing"
+    except (OSError, ValueError):
+        return "missing"
+
+
+def _not_results(path: Path, kind: str) -> BatchError:
+    there = "no such results directory" if kind == "missing" else "not a results directory"
+    return BatchError(f"{shown(path)}: {there}" + (" but a file" if kind == "file" else ""))
+
+
 def load_manifest(path: str | Path) -> dict:
     """The manifest of the results directory ``path`` (:class:`BatchError` if there is none)."""
-    if not Path(path).is_dir():
-        there = (
-            "not a results directory but a file"
-            if Path(path).exists()
-            else "no such results directory"
-        )
-        raise BatchError(f"{path}: {there}")
+    kind = _kind(Path(path))
+    if kind != "dir":
+        raise _not_results(Path(path), kind)
     manifest = ResultsStore(path).manifest()
     if manifest is None:
         raise BatchError(f"{path}: no sweep results here (no manifest.json)")
@@ -278,14 +291,15 @@ def load_results(path: str | Path) -> pd.DataFrame:
     scenario's order), replication and provider. ``frame.attrs`` holds the sweep's
     ``parameters``, ``variants``, ``metrics`` and ``name`` when the manifest is there."""
     path = Path(path)
-    if path.is_file() and path.suffix.lower() != ".parquet":
+    kind = _kind(path)
+    if kind == "file" and path.suffix.lower() != ".parquet":
         raise BatchError(f"{path}: not a results directory (nor a results .parquet file)")
-    if path.is_file():
+    if kind == "file":
         parts, manifest = [path], None
     else:
         store = ResultsStore(path)
-        if not path.is_dir():
-            raise BatchError(f"{path}: no such results directory")
+        if kind != "dir":
+            raise _not_results(path, kind)
         parts, manifest = store.parts(), store.manifest()
         if not parts:
             if manifest is None:

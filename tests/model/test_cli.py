@@ -111,6 +111,8 @@ BAD_INPUTS = [
     (["run", str(DEFAULT_SCENARIO), "--set", "clients.0.workload.mean_interarrival=.inf"],
      "--set: clients.0.workload.mean_interarrival: Input should be a finite number"),
     (["run", str(DEFAULT_SCENARIO), "--jobs-out", "jobs.txt"], "must end in .csv or .parquet"),
+    (["run", str(DEFAULT_SCENARIO), "--jobs-out", "j" * 5000 + ".csv"],
+     "--jobs-out: cannot write " + "j" * 100 + "... (5,004 characters) (File name too long)"),
     (["fly"], "invalid choice: 'fly'"),
     (["run", str(DEFAULT_SCENARIO), "--set", "clients.0.workload.kind=swf"],
      "(a new kind keeps the fields of the old one: set the whole mapping, "

@@ -93,6 +93,11 @@ BAD_COMMANDS = [
     (["report", "{file}"], "file: not a results directory (nor a results .parquet file)"),
     (["calibrate", "{file}"], "file: not a results directory but a file"),
     (["calibrate", "{tmp}/nowhere"], "nowhere: no such results directory"),
+    (["report", "{long}"], "... (5,000 characters): no such results directory"),  # (not a
+    (["calibrate", "{long}"], "... (5,000 characters): no such results directory"),  # traceback)
+    (["report", "{done}", "--out", "{long}"], "... (5,000 characters) (File name too long)"),
+    (["sweep", "{fig3}", "--out", "{long}"], "(5,000 characters): cannot write results (File"),
+    (["reproduce", "profit", "--stored", "--out", "{long}"], "no results directory aaaa"),
     (["report", "{done}", "--metrics", "profit,speed"], "--metrics: 'speed' is not in the results"),
     (["report", "{done}", "--metrics", "utilisation"],
      "--metrics: 'utilisation' is not in the results, did you mean 'utilization'? (have: "),
@@ -113,12 +118,13 @@ def test_bad_commands_get_a_one_line_error(tmp_path, capsys, done_sweep, argv, m
     (tmp_path / "full" / "notes.txt").write_text("mine")
     (tmp_path / "file").write_text("")
     names = {"fig3": ROOT / "scenarios/profit/fig3_load.yaml", "file": tmp_path / "file",
-             "full": tmp_path / "full", "tmp": tmp_path, "done": done_sweep}  # fmt: skip
+             "full": tmp_path / "full", "tmp": tmp_path, "done": done_sweep,
+             "long": "a" * 5000}  # fmt: skip
     code = main([arg.format(**names) for arg in argv])
     _, err = capsys.readouterr()
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("gridmarket: error: ")
-    assert message in err
+    assert message in err and len(err) < 1000  # (a long name is cut)
     assert [p.name for p in (tmp_path / "full").iterdir()] == ["notes.txt"]  # left alone
 
 
