@@ -25,7 +25,7 @@ from market.cli.reproduce import add_reproduce, reproduce_command
 from market.cli.run import run_command
 from market.cli.startup import defer_unused_mesa
 from market.cli.sweep import report_command, sweep_command
-from market.cli.usage import Parser, UsageError, in_range, parse
+from market.cli.usage import Parser, UsageError, in_range, parse, shortened
 from market.cli.version import version
 
 if TYPE_CHECKING:  # (each command imports what it runs when it runs: market/cli/ending.py)
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if not (isinstance(exc, UsageError) or one_line_error(exc)):
             raise
-        print(f"gridmarket: error: {exc}", file=sys.stderr)
+        print(f"gridmarket: error: {shortened(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("gridmarket: interrupted", file=sys.stderr)

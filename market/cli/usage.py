@@ -1,7 +1,8 @@
 """The command line's one-line usage errors: what a bad argument raises, and the range check
 every numeric option shares. A value argparse quotes back is cut to its first
 :data:`SHOWN` characters (a 5,000-digit ``--seed`` is named, not repeated); a subcommand's error
-names the subcommand (``gridmarket: error: run: argument --seed: ...``)."""
+names the subcommand (``gridmarket: error: run: argument --seed: ...``); any word of an error
+longer than 200 characters (a path, a key, a label given whole) is cut the same way."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import re
 from market.core.suggest import nearest
 
 SHOWN = 40  # characters of a bad value quoted back
+SHOWN_WORD = 100  # characters of a long word of an error message shown
 WORKERS_PER_CORE = 4  # the most --workers per core
 
 _QUOTED = re.compile(rf"'([^']{{{SHOWN}}})([^']+)'")
@@ -60,6 +62,15 @@ def _named(prog: str, message: str) -> str:
     the ``gridmarket: error:`` printed before it already names the program."""
     command = prog.partition(" ")[2]
     return f"{command}: {message}" if command else message
+
+
+_LONG_WORD = re.compile(rf"[^\s:,;()'\"]{{{2 * SHOWN_WORD + 1},}}")  # (punctuation kept)
+
+
+def shortened(message: str) -> str:
+    """``message`` with every word longer than twice :data:`SHOWN_WORD` characters (a name or a
+    value given whole: a 5,000-character path, key or label) cut to its start and its length."""
+    return _LONG_WORD.sub(lambda m: f"{m[0][:SHOWN_WORD]}... ({len(m[0]):,} characters)", message)
 
 
 def in_range(option: str, value: int | None, low: int, high: int) -> None:
