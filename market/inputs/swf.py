@@ -43,7 +43,8 @@ from market.inputs.trace_file import SwfError, read_lines
 from market.inputs.trace_selection import DropReport, SelectionRules, TooWideError, select_records
 
 __all__ = [
-    "FIELDS", "WHOLE_FIELDS", "SwfError", "SwfTrace", "parse_header", "read_swf", "write_swf",
+    "FIELDS", "WHOLE_FIELDS", "SwfError", "SwfTrace", "parse_header", "read_swf", "require_jobs",
+    "write_swf",
 ]  # fmt: skip
 
 #: Header keys whose value starts with an integer (``; MaxNodes: 338 (batch partition)`` -> 338).
@@ -116,6 +117,15 @@ class SwfTrace:
 
 
 # -- reading --------------------------------------------------------------------------------------
+def require_jobs(path: str | os.PathLike[str], report: DropReport) -> None:
+    """A one-line :class:`SwfError` unless a selection kept a job: a trace of no records (empty,
+    a header only) or whose every record was dropped would run as an empty market."""
+    if report.total == 0:
+        raise SwfError(f"{path}: no job records (an empty file, or a header only: cut short?)")
+    if report.kept == 0:
+        raise SwfError(f"{path}: no job to run: every record dropped ({report})")
+
+
 def parse_header(comments: Iterable[str]) -> dict[str, Any]:
     """``{key: value}`` from header lines (without their ``;``), as in :attr:`SwfTrace.header`."""
     header: dict[str, Any] = {}

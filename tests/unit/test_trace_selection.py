@@ -16,6 +16,7 @@ from market.inputs.swf import SwfError, read_swf
 from market.inputs.trace_selection import SelectionRules, select_records
 from market.inputs.traces import trace_info
 from market.inputs.workloads import TraceWorkload
+from market.inputs.workloads.site_trace import load_site_trace
 
 # job submit wait run procs cpu mem reqp reqt reqm status user group exe queue part prec think
 OK = "1   0  0  100  4  -1 -1  4  200 -1 1 1 1 1 1 1 -1 -1"  # a plain completed job
@@ -195,3 +196,5 @@ def test_a_trace_with_no_job_to_run_is_an_error_not_an_empty_run(tmp_path, text,
     path.write_text(text)
     with pytest.raises(SwfError, match=re.escape(f"{path}: {message}")):
         TraceWorkload(trace=str(path)).generate(np.random.default_rng(1))
+    with pytest.raises(SwfError, match=re.escape(f"{path}: {message}")):
+        load_site_trace(str(path), processors=8)  # (a batch site's trace, the same)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from market.inputs.limits import check_machine
-from market.inputs.swf import read_swf
+from market.inputs.swf import read_swf, require_jobs
 from market.inputs.traces import resolve_trace
 
 HOURS = 1.0 / 3600.0
@@ -52,7 +52,8 @@ def load_site_trace(
     """Read and select ``trace`` for a site of ``processors`` nodes (default: MaxProcs)."""
     swf = read_swf(resolve_trace(trace))
     capacity = processors or swf.max_procs
-    jobs, _ = swf.select(capacity)
+    jobs, report = swf.select(capacity)
+    require_jobs(trace, report)
     if capacity is None:
         capacity = int(jobs["processors"].max()) if len(jobs) else 1
     check_machine(capacity, f"trace {trace}")

@@ -27,7 +27,7 @@ from market.core.errors import ScenarioError
 from market.core.jobs import Job
 from market.core.utility import UtilityFunction
 from market.inputs.limits import MAX_PROCESSORS, check_machine, check_run_jobs
-from market.inputs.swf import SwfError, read_swf
+from market.inputs.swf import read_swf, require_jobs
 from market.inputs.trace_selection import (
     SELECTION_FIELDS,
     DropReport,
@@ -102,10 +102,7 @@ def _selected(path: str, mtime: float, size: int, skip_bad: bool, processors: in
     """Read and select once per file version (variants and replications reuse it)."""
     trace = read_swf(path, skip_bad=skip_bad, fields=SELECTION_FIELDS)
     records, report = trace.select(processors, rules)
-    if report.total == 0:  # (a run of no jobs would print an empty table, no error)
-        raise SwfError(f"{path}: no job records (an empty file, or a header only: cut short?)")
-    if report.kept == 0:
-        raise SwfError(f"{path}: no job to run: every record dropped ({report})")
+    require_jobs(path, report)
     capacity = processors or trace.max_procs
     if capacity is None:
         capacity = int(records["processors"].max()) if len(records) else 1
