@@ -37,7 +37,7 @@ def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.N
     it was given to (``run: unrecognized arguments: --bogus``), not with the program."""
     args, extra = parser.parse_known_args(argv)
     if extra:
-        named = (getattr(args, dest, None) for dest in ("command", "trace_command"))
+        named = (vars(args).get(dest) for dest in ("command", "trace_command"))
         command = " ".join(name for name in named if name)
         shown = " ".join(word if len(word) <= SHOWN else f"{word[:SHOWN]}..." for word in extra)
         raise UsageError(_named(f"gridmarket {command}", f"unrecognized arguments: {shown}"))
@@ -82,5 +82,8 @@ def in_range(option: str, value: int | None, low: int, high: int) -> None:
 def workers_in_range(workers: int | None) -> None:
     """``--workers`` from 1 to :data:`WORKERS_PER_CORE` times the cores this process may use (a
     typo of 1000 would start a process per run, each holding a run's memory, on a few cores)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # (macOS and Windows have no affinity)
+        cores = os.cpu_count()
     in_range("--workers", workers, 1, WORKERS_PER_CORE * max(1, cores or 1))

@@ -99,8 +99,8 @@ def resolve_trace(name: str | os.PathLike[str], scenario_dir: str | os.PathLike[
 def check_traces(scenario: Any) -> None:
     """Find every trace ``scenario`` names (its clients' workloads, its batch sites), so that a
     missing one is a :class:`TraceNotFoundError` before any run starts, not after others ran."""
-    names = [getattr(client.workload, "trace", None) for client in scenario.clients]
-    names += [site.trace for site in getattr(scenario, "batch_sites", [])]
+    names = [vars(client.workload).get("trace") for client in scenario.clients]
+    names += [site.trace for site in scenario.batch_sites]
     for name in dict.fromkeys(n for n in names if n):
         resolve_trace(name)
 
