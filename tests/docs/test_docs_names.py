@@ -1,7 +1,8 @@
 """What the README and the site name in code spans exists: each project path
 (```market/results/windows.py```, ```scenarios/profit/default.yaml```) is a file or folder of the
-checkout (or a scenario's name, ```market/competition```), and each dotted name (```market.sim.model.MarketStalled```) imports, so a page does
-not send a reader to a module that moved when the layers were split."""
+checkout (or a scenario's name, ```market/competition```), and each dotted name
+(```market.sim.model.MarketStalled```) imports, so a page does not send a reader to a module
+that moved when the layers were split."""
 
 from __future__ import annotations
 
