@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 SCENARIO ?= scenarios/profit/default.yaml
 PYTHON ?=
 
-.PHONY: run test lint bench bench-suite venv clean docs docs-data docs-results
+.PHONY: run test lint bench bench-suite venv clean docs docs-data docs-results docs-reference
 
 run: venv
 	$(BIN)/gridmarket run $(SCENARIO)
@@ -54,6 +54,10 @@ docs-data: venv
 
 docs-results: venv
 	GRIDMARKET=$(BIN)/gridmarket bash docs/results/make_pages.sh
+
+# The generated reference pages' copies in docs/reference (the site makes its own when built).
+docs-reference: venv
+	$(BIN)/python docs/gen_ref.py
 
 venv: $(VENV)/.installed
 

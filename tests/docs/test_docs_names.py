@@ -16,6 +16,7 @@ from tests.conftest import ROOT
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 TOP = ("market", "agents", "dashboards", "envs", "scenarios", "tests", "docs", "examples")
 PATH = re.compile(rf"`((?:{'|'.join(TOP)})/[A-Za-z0-9_./-]+)`")
+TOP_FILE = re.compile(r"`([A-Z][A-Z_]+\.md)`")  # README.md, DESIGN.md: at the checkout's top
 DOTTED = re.compile(r"`((?:market|agents|envs|dashboards)\.[A-Za-z0-9_.]+)`")
 # Names a page uses for what a command makes or a reader writes, not for a file of the checkout.
 NOT_FILES = re.compile(r"[A-Z]{2,}|^docs/results/figures/|^market/scenarios$")
@@ -47,6 +48,7 @@ def importable(name: str) -> bool:
 
 
 PATHS = [(page, name) for page, name in _named(PATH) if not NOT_FILES.search(name)]
+PATHS += [(page, name) for page, name in _named(TOP_FILE) if name != "PAGE.md"]  # a placeholder
 NAMES = _named(DOTTED)
 
 
