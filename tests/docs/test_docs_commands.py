@@ -1,7 +1,8 @@
 """Every ``gridmarket`` command the README and the site show is one the command line takes: each
 command line of a shell block parses (its command, options and choices), names a scenario that
-exists and ``--set`` fields that scenario has; a synopsis (``[--seed N]``) and a command quoted
-in the prose (```gridmarket run --seed 1```) name options that exist."""
+exists and ``--set`` fields that scenario has; every ``--metrics`` and ``--columns`` name is a
+metric or column; a synopsis (``[--seed N]``) and a command quoted in the prose
+(```gridmarket run --seed 1```) name options that exist."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SHELL = re.compile(r"^```(?:sh|bash|shell|console)\n(.*?)^```", re.S | re.M)
 INLINE = re.compile(r"`((?:\.venv/bin/)?gridmarket [^`]*)`")
 PLACEHOLDER = re.compile(r"^[A-Z][A-Z_.]*$")  # SCENARIO, RESULTS, PAGE.md...
+NAMES = re.compile(r"--(metrics|columns)[ =]([a-z][a-z0-9_,]*)")
 
 
 def _name(page) -> str:
@@ -94,6 +96,22 @@ def test_a_shell_command_parses_and_names_what_exists(page, line):
     results = getattr(args, "results", None)
     if results and results.startswith("docs/"):
         assert (ROOT / results).is_dir(), f"{page}: no {results}"
+
+
+def test_every_metric_and_column_named_exists():
+    """``--metrics a,b`` (a sweep's report) and ``--columns a,b`` (a run's table), anywhere."""
+    from market.cli.tables import known_columns
+    from market.results.metrics import METRICS
+
+    known = {"metrics": {metric.name for metric in METRICS}, "columns": known_columns()}
+    unknown = [
+        f"{page.relative_to(ROOT)}: --{option} {name}"
+        for page in PAGES
+        for option, names in NAMES.findall(page.read_text(encoding="utf-8"))
+        for name in names.split(",")
+        if name and name not in known[option]
+    ]
+    assert not unknown, unknown
 
 
 @pytest.mark.parametrize(
