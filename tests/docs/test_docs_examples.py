@@ -1,8 +1,8 @@
 """The site's and the README's runnable examples work as written: every ```python block that a
 ``<!-- runnable -->`` line marks runs in a fresh interpreter from the project's top folder, and
 every other block says why it is not run (``<!-- not run: ... -->``), so none goes unchecked
-unnoticed; Architecture's policy of one's own runs from a module outside the project, and its
-metric entry is the registry's own."""
+unnoticed; every ```yaml block validates as a scenario; Architecture's policy of one's own runs
+from a module outside the project, and its metric entry is the registry's own."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 MARK = re.compile(r"<!-- runnable -->\n```python\n(.*?)```", re.S)
 BLOCK = re.compile(r"^(.*)\n```python\n", re.M)
+YAML = re.compile(r"^```yaml\n(.*?)^```", re.S | re.M)
 WHY_NOT = re.compile(r"<!-- not run( here)?: .+ -->")
 
 
@@ -94,3 +95,24 @@ def test_adding_a_metric_shows_the_registrys_own_entry():
     entry = re.findall(r"```python\n(.*?)```", section, re.S)[0]
     source = (ROOT / "market/results/metrics/scheduling.py").read_text(encoding="utf-8")
     assert " ".join(entry.split()) in " ".join(source.split())
+
+
+def yaml_blocks() -> list[tuple[str, str]]:
+    """Every ```yaml block but Architecture's (its policy of one's own is run above)."""
+    found = []
+    for page in PAGES:
+        if page.name == "architecture.md":
+            continue
+        for number, block in enumerate(YAML.findall(page.read_text(encoding="utf-8"))):
+            found.append((f"{_name(page)}#{number}", block))
+    return found
+
+
+@pytest.mark.parametrize(("name", "block"), yaml_blocks(), ids=[n for n, _ in yaml_blocks()])
+def test_a_scenario_fragment_is_a_valid_scenario(name, block):
+    """Each block, a scenario or part of one, validates with the schema."""
+    import yaml
+
+    from market.inputs.scenario import validate
+
+    validate(yaml.safe_load(block), name)
