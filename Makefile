@@ -61,8 +61,8 @@ docs-reference: venv
 
 venv: $(VENV)/.installed
 
-# The interpreter: $(PYTHON) if given, else the newest of python3.13, python3.12, python3 and
-# pyenv's versions that is >= 3.12. Fails with a clear message when there is none.
+# The interpreter: $(PYTHON) if given, else the first that is >= 3.12 of python3.13, python3.12,
+# python3 and pyenv's versions (newest first). Fails with a clear message when there is none.
 $(VENV)/.installed: pyproject.toml
 	@set -e; \
 	ok() { command -v "$$1" >/dev/null 2>&1 && "$$1" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; }; \
