@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = re.compile(r"^<!-- gridmarket-output: (.+?) -->$", re.M)
 ROLE = re.compile(r":(?:class|mod|func|meth|attr|data|exc|obj|const):(<code>)~?")
 RUN = "import sys; from market.cli.main import main; sys.exit(main(sys.argv[1:]))"
-NO_TRACE = re.compile(r"^gridmarket: error: (trace '[^']+' not found)", re.M)
+NO_TRACE = re.compile(r"^gridmarket: error: .*?(trace '[^']+' not found)", re.M)
 
 
 def command_output(args: str) -> str:

@@ -47,6 +47,12 @@ def test_a_missing_trace_is_a_line_not_a_failed_build(monkeypatch, tmp_path):
     )
 
 
+def test_a_run_whose_scenario_reads_a_missing_trace_is_a_line_too(monkeypatch, tmp_path):
+    monkeypatch.setenv("GRIDMARKET_TRACES", str(tmp_path))
+    shown = HOOKS["command_output"]("run qops/sdsc_load --set clients.0.workload.trace=NOWHERE.swf")
+    assert shown.startswith("(trace 'NOWHERE.swf' not found where this site was built")
+
+
 def test_a_failing_command_stops_the_build_with_its_error():
     with pytest.raises(RuntimeError, match="gridmarket run nowhere/none: gridmarket: error: "):
         HOOKS["command_output"]("run nowhere/none")
