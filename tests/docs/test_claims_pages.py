@@ -2,7 +2,8 @@
 from the stored full-size results: the stamp's ``gridmarket reproduce PAPER --stored --out
 docs/results/data/reproduce/PAPER --markdown PAGE`` is run again (it runs no simulation) into a
 copy of the page, which must equal the page but for the date. So a claim edited in
-``market/experiments/claims/`` without the page remade fails here."""
+``market/experiments/claims/`` without the page remade fails here, and so does a paper guide
+whose summary quotes a figure its verdict table no longer has."""
 
 from __future__ import annotations
 
