@@ -267,7 +267,10 @@ def parse_yaml(text: str, source: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = f" line {mark.line + 1}" if mark is not None else ""
-        raise ScenarioFileError(f"{source}:{line}: {exc.problem or 'not valid YAML'}") from None
+        problem = exc.problem or "not valid YAML"
+        if "'\\t'" in problem:  # (a tab is no YAML indentation)
+            problem += " (YAML indents with spaces, not tabs)"
+        raise ScenarioFileError(f"{source}:{line}: {problem}") from None
     except yaml.YAMLError:
         raise ScenarioFileError(f"{source}: not valid YAML") from None
     except RecursionError:

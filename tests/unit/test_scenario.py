@@ -32,6 +32,8 @@ def test_default_scenario_matches_table_1():
     ("text", "message"),
     [
         ("name: [unclosed", "s.yaml: line 1"),
+        ("name: x\n\tseed: 1", "s.yaml: line 2: found character '\\t' that cannot start any "
+         "token (YAML indents with spaces, not tabs)"),
         ("- just a list", "s.yaml: a scenario must be a mapping"),
         ("seed: -1", "s.yaml: seed: Input should be greater than or equal to 0"),
         ("colour: red", "s.yaml: colour: unknown field"),
