@@ -38,6 +38,8 @@ class Param:
     label: str
     path: str | None
     note: str = ""
+    optional: bool = False  # empty means "none": a text field, since a browser sends a
+    # number field it cannot read ("1e", "-") as empty, which would pass for "none"
 
 
 PARAMS = (
@@ -61,10 +63,16 @@ PARAMS = (
         "Risk bound",
         "service_providers.0.risk",
         "acceptable risk, e.g. 0.1; empty: oblivious",
+        optional=True,
     ),
     Param("seed", "Seed", "seed", "the same for every run"),
 )
 PARAMS_BY_NAME = {p.name: p for p in PARAMS}
+
+
+def blank(value: Any) -> bool:
+    """Whether a field's value is empty (nothing, or only spaces typed)."""
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def one_line(error: ScenarioError) -> str:
@@ -118,8 +126,7 @@ def check_param(scenario: Scenario, name: str, value: Any) -> str | None:
         return f"unknown parameter {name!r}"
     if not param_enabled(scenario, name):
         return None  # shown disabled: nothing to check
-    if value == "":
-        value = None
+    value = None if blank(value) else value
     if value is None and param_values(scenario)[name] is not None:
         return f"{param.path}: enter a number"  # (an optional field may stay empty)
     try:
@@ -226,7 +233,7 @@ def _variants(setup: Setup, scenario: Scenario, options) -> tuple[Scenario, dict
         if message:
             raise SetupError(message, name)
         if param_enabled(scenario, name):
-            overrides[PARAMS_BY_NAME[name].path] = None if value == "" else value
+            overrides[PARAMS_BY_NAME[name].path] = None if blank(value) else value
     try:
         base = base.with_overrides({**dict(setup.overrides), **overrides}, SOURCE)
         variants = {

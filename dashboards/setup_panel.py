@@ -94,7 +94,7 @@ def setup_fields(scenario: Scenario, setup: Setup | None = None) -> list:
                     html.Label(param.label, className="field-label"),
                     dcc.Input(
                         id={"type": "param", "name": param.name},
-                        type="number",
+                        type="text" if param.optional else "number",
                         value=value,
                         disabled=not enabled,
                         debounce=False,

@@ -11,7 +11,9 @@ import pytest
 from dash.exceptions import PreventUpdate
 
 from dashboards.session import METRICS
-from tests.dashboards.conftest import SID, control, panel, text
+from tests.dashboards.conftest import DEFAULT, SID, control, panel, text
+
+RISK_ID = {"type": "param", "name": "risk_bound"}
 
 # -- run controls -----------------------------------------------------------------------------
 
@@ -66,6 +68,31 @@ def test_reset_with_uncertain_capacity_and_a_risk_bound(callbacks):
         assert model.service_providers["sp"].planner.risk == 0.1
     _, message = control(callbacks, "reset", **panel(risk_bound=2))
     assert message.startswith("Not reset: service_providers.0.risk: Input should be less than 1")
+
+
+def test_the_risk_bound_is_a_text_field_so_an_unreadable_value_is_not_taken_for_empty(callbacks):
+    """Empty means oblivious; a browser sends a number field it cannot read ("1e", "-") as
+    empty, so the field is text and what was typed is checked as typed."""
+    fields, _ = callbacks.render_setup(DEFAULT, SID)
+    risk = next(f for f in fields if "risk_bound" in str(getattr(f, "children", "")))
+    risk_input = next(c for c in risk.children if getattr(c, "id", None) == RISK_ID)
+    assert risk_input.type == "text"
+    control(callbacks, "reset", **panel(("FirstProfit",), risk_bound="0.2"))
+    for typed, said in (
+        ("1e", "Input should be a valid number, unable to parse string as a number"),
+        ("-", "Input should be a valid number, unable to parse string as a number"),
+        ("nan", "Input should be a finite number"),
+    ):
+        assert callbacks.check_field(typed, RISK_ID, DEFAULT) == f"service_providers.0.risk: {said}"
+        _, message = control(callbacks, "reset", **panel(("FirstProfit",), risk_bound=typed))
+        assert message == f"Not reset: service_providers.0.risk: {said}"
+        with callbacks.registry.use(SID) as session:  # the run with its bound goes on
+            assert session.runs[0].model.service_providers["sp"].planner.risk == 0.2
+    for empty in ("", "  ", None):  # nothing typed: oblivious
+        assert callbacks.check_field(empty, RISK_ID, DEFAULT) == ""
+        assert control(callbacks, "reset", **panel(("FirstProfit",), risk_bound=empty))[1] == ""
+        with callbacks.registry.use(SID) as session:
+            assert session.runs[0].model.service_providers["sp"].planner.risk is None
 
 
 def test_reset_with_an_invalid_field_keeps_the_run_and_says_why(callbacks):
