@@ -41,6 +41,15 @@ OUTPUT_KEYS = (
 )
 
 
+def _nothing_to_play(session: Session) -> str:
+    """Why Start or Run until does nothing, if it does nothing."""
+    if session.setup is None:
+        return "Nothing to run: choose a scenario the dashboard can run."
+    if session.finished:
+        return "The run has finished: Reset to run it again."
+    return ""
+
+
 class Callbacks:
     """The callbacks of the live page, over its sessions by tab and its scenario catalog;
     ``overrides(path)`` are the operator's ``--set`` for the scenario at ``path``."""
@@ -164,10 +173,7 @@ class Callbacks:
             session.set_speed(speed)
         elif trigger == "start":
             session.play()
-            if session.setup is None:
-                return "Nothing to run: choose a scenario the dashboard can run."
-            if session.finished:
-                return "The run has finished: Reset to run it again."
+            return _nothing_to_play(session)
         elif trigger == "pause":
             session.pause()
         elif trigger == "step":
@@ -175,6 +181,7 @@ class Callbacks:
                 return "Nothing more to step: the run has finished."
         elif trigger == "run-until":
             session.run_until(until if until is not None else float("nan"))
+            return _nothing_to_play(session)
         elif trigger == "scenario":
             current = session.setup.scenario if session.setup else None
             if not isinstance(scenario_path, str) or scenario_path == current:

@@ -113,13 +113,17 @@ def test_reset_with_an_invalid_field_keeps_the_run_and_says_why(callbacks):
         ]
 
 
-def test_start_after_the_end_says_so(callbacks):
+def test_start_or_run_until_after_the_end_says_so(callbacks):
     control(callbacks, "reset", **panel(("LJF",), jobs=3))
     with callbacks.registry.use(SID) as session:
         session.advance_to(1000.0)
         assert session.finished
     _, message = control(callbacks, "start")
     assert message == "The run has finished: Reset to run it again."
+    _, message = control(callbacks, "run-until", until=5000)
+    assert message == "The run has finished: Reset to run it again."
+    with callbacks.registry.use(SID) as session:
+        assert not session.playing and session.status()["state"] == "finished"
 
 
 def test_a_model_error_stops_the_run_not_the_server(callbacks, monkeypatch, caplog):

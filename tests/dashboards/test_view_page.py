@@ -170,3 +170,20 @@ def test_an_unreadable_seed_sent_by_the_browser_is_refused_over_http(app):
     said = response.get_json()["response"]["market-msg"]["children"]
     assert said == "Not reset: seed: enter a whole number, 0 or more"
     assert dict(session_of(app, "market").setup.overrides)["seed"] == 5
+
+
+def test_any_markup_of_zero_or_more_is_set_and_a_negative_one_refused(app):
+    control(app, market_view.VIEW, "market-scenario", path=COMPETITION)
+    session = session_of(app, "market")
+
+    def set_markup(markup):
+        args = (SID, None, None, None, None, "plus", markup)
+        return control(app, market_view.VIEW, "market-set", *args)[1]
+
+    assert set_markup(0.33) == "plus: markup 0.33 from t = 0.0 h"
+    assert session.runs[0].model.service_providers["plus"].pricing.markup == 0.33
+    assert set_markup(-1) == "markup: must be a number >= 0"
+    assert set_markup(None) == "markup: enter a number"
+    # the field lets the browser send what was typed (a min or step would make -1, 0.33 empty)
+    markup = next(c for c in market_view._tools()[0].children if c.id == "market-markup")
+    assert getattr(markup, "min", None) is None and getattr(markup, "step", None) is None
