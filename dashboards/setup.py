@@ -132,7 +132,10 @@ def check_param(scenario: Scenario, name: str, value: Any) -> str | None:
     try:
         base_of(scenario).with_overrides({param.path: value}, SOURCE)
     except ScenarioError as exc:
-        return one_line(exc)
+        message = one_line(exc)
+        if not message.startswith(f"{param.path}:"):  # another field it makes invalid
+            message = f"{param.path}: {value} does not fit the rest of the scenario ({message})"
+        return message
     return None
 
 

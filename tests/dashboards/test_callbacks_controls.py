@@ -166,3 +166,20 @@ def test_export_csv(callbacks):
     assert {"run", "provider", "job", "reason", "processors", "start", "end"} <= set(frame.columns)
     with pytest.raises(PreventUpdate):
         callbacks.export_jobs(None, SID)
+
+
+def test_a_value_that_makes_another_field_invalid_is_named_under_its_own_field(callbacks):
+    """A mean inter-arrival time of 1e5 h makes the run 2e7 h long: too many samples of the
+    scenario's 0.5 h, a field the panel does not show; the message starts with the field typed
+    in, and says which other field it breaks and why."""
+    field = {"type": "param", "name": "mean_interarrival"}
+    said = callbacks.check_field(1e5, field, DEFAULT)
+    assert said.startswith(
+        "clients.0.workload.mean_interarrival: 100000.0 does not fit the rest of the scenario "
+        "(sample_interval: 0.5 h takes more than 1,000,000 samples"
+    )
+    _, message = control(callbacks, "reset", **panel(mean_interarrival=1e5))
+    assert message == f"Not reset: {said}"
+    assert callbacks.check_field(-1, field, DEFAULT) == (  # its own bound: as the model says
+        "clients.0.workload.mean_interarrival: Input should be greater than 0"
+    )
