@@ -108,11 +108,14 @@ class Callbacks:
 
     def render_setup(self, scenario_path: Any, sid: str | None) -> tuple[Any, str]:
         """The set-up fields of the chosen scenario: the tab's current values if it is the
-        scenario running, else the file's. Returns (fields, message under the scenario)."""
+        scenario running, else the file's with the operator's ``--set`` (what Reset then runs).
+        Returns (fields, message under the scenario)."""
         if not scenario_path or not isinstance(scenario_path, str):
             raise PreventUpdate
         try:
             scenario = check(scenario_path)
+            if overrides := self.overrides(scenario_path):
+                scenario = scenario.with_overrides(overrides)
         except ScenarioError as exc:
             return [], str(exc)
         with self._session(sid) as session:
@@ -125,7 +128,8 @@ class Callbacks:
 
     def check_field(self, value: Any, field_id: Any, scenario_path: Any) -> str:
         """The message under a parameter field: why its value is invalid, or nothing."""
-        return check_field(value, field_id, scenario_path)
+        overrides = self.overrides(scenario_path) if isinstance(scenario_path, str) else {}
+        return check_field(value, field_id, scenario_path, overrides)
 
     # -- run controls -----------------------------------------------------------------------
     def control(
