@@ -249,14 +249,15 @@ class Callbacks:
             Output("speed", "value"),
             Input("sid", "data"),
             Input("load-path", "n_clicks"),
+            Input("scenario-path", "n_submit"),  # (Enter in the box: as Load)
             Input("scenario-upload", "contents"),
             State("scenario-path", "value"),
             State("scenario", "options"),
             State("scenario-upload", "filename"),
         )
         @guarded(4, 2)
-        def _choose_scenario(sid, n_clicks, upload, path, options, filename):
-            trigger = ctx.triggered_id
+        def _choose_scenario(sid, n_clicks, _n_submit, upload, path, options, filename):
+            trigger = "load-path" if ctx.triggered_id == "scenario-path" else ctx.triggered_id
             return self.choose_scenario(trigger, sid, n_clicks, path, options, upload, filename)
 
         @app.callback(

@@ -270,13 +270,14 @@ def register(view: ViewPage, app, state: DashboardState) -> None:
         Output(f"{p}speed", "value"),
         Input("sid", "data"),
         Input(i["load-path"], "n_clicks"),
+        Input(i["scenario-path"], "n_submit"),  # (Enter in the box: as Load)
         Input(i["scenario-upload"], "contents"),
         State(i["scenario-path"], "value"),
         State(i["scenario-upload"], "filename"),
     )
     @guarded(4, 2)
-    def _choose(sid, _clicks, upload, path, filename):
-        trigger = ctx.triggered_id
+    def _choose(sid, _clicks, _n_submit, upload, path, filename):
+        trigger = i["load-path"] if ctx.triggered_id == i["scenario-path"] else ctx.triggered_id
         if trigger in (i["load-path"], i["scenario-upload"]):
             try:
                 value = picked(trigger == i["load-path"], path, upload, filename, view.page.suits)
