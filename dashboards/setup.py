@@ -255,6 +255,12 @@ def _one_market(base: Scenario, variants: dict[str, Scenario], pool: str) -> Sce
     data = base.model_dump(mode="python")
     providers, pools = [], []
     for label, variant in variants.items():
+        if not variant.service_providers:  # (VARQ's batch sites: no provider to compete)
+            raise SetupError(
+                f"mode: {label!r} has no service provider to compete in one market: compare "
+                "the policies as parallel runs",
+                "mode",
+            )
         sp = variant.service_providers[0].model_dump(mode="python")
         sp["name"] = label
         if pool == "own":
