@@ -178,8 +178,17 @@ def test_a_value_that_makes_another_field_invalid_is_named_under_its_own_field(c
         "clients.0.workload.mean_interarrival: 100000.0 does not fit the rest of the scenario "
         "(sample_interval: 0.5 h takes more than 1,000,000 samples"
     )
-    _, message = control(callbacks, "reset", **panel(mean_interarrival=1e5))
-    assert message == f"Not reset: {said}"
+    _, message = control(callbacks, "reset", **panel(mean_interarrival=1e5))  # 30 jobs: 3e6 h
+    assert message == (
+        "Not reset: clients.0.workload.mean_interarrival: 100000.0 does not fit the rest of the "
+        "scenario (sample_interval: 0.5 h takes more than 1,000,000 samples over the run's "
+        "expected 3.00002e+06 h; use at least 3)"
+    )
+    # another field may mend it: 1e4 h alone is too long with the file's 200 jobs, not with 20
+    assert "does not fit" in callbacks.check_field(1e4, field, DEFAULT)
+    assert control(callbacks, "reset", **panel(mean_interarrival=1e4, jobs=20))[1] == ""
+    with callbacks.registry.use(SID) as session:
+        assert session.runs[0].model.spec.clients[0].workload.mean_interarrival == 1e4
     assert callbacks.check_field(-1, field, DEFAULT) == (  # its own bound: as the model says
         "clients.0.workload.mean_interarrival: Input should be greater than 0"
     )
