@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 SCENARIO ?= scenarios/profit/default.yaml
 PYTHON ?=
 
-.PHONY: run test lint bench bench-suite venv clean docs docs-data docs-results
+.PHONY: run test lint bench bench-suite venv clean docs docs-data docs-results docs-reference
 
 run: venv
 	$(BIN)/gridmarket run $(SCENARIO)
@@ -55,10 +55,14 @@ docs-data: venv
 docs-results: venv
 	GRIDMARKET=$(BIN)/gridmarket bash docs/results/make_pages.sh
 
+# The generated reference pages' copies in docs/reference (the site makes its own when built).
+docs-reference: venv
+	$(BIN)/python docs/gen_ref.py
+
 venv: $(VENV)/.installed
 
-# The interpreter: $(PYTHON) if given, else the newest of python3.13, python3.12, python3 and
-# pyenv's versions that is >= 3.12. Fails with a clear message when there is none.
+# The interpreter: $(PYTHON) if given, else the first that is >= 3.12 of python3.13, python3.12,
+# python3 and pyenv's versions (newest first). Fails with a clear message when there is none.
 $(VENV)/.installed: pyproject.toml
 	@set -e; \
 	ok() { command -v "$$1" >/dev/null 2>&1 && "$$1" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; }; \

@@ -6,9 +6,11 @@ admitted on (Popovici & Wilkes SC'05 §3.4: a job keeps the shape admission chos
 planning context from the resource provider's pool and calls the pure policies; under uncertain
 capacity it plans within the acceptable risk (§3.5, :mod:`agents.policies.risk`) and starts jobs
 early where that pays. With ``reuse`` (the model's ``fast`` switch, :mod:`market.sim.clock`) it
-keeps one :class:`~agents.policies.base.PlanContext` per (instant, pool ``version``) and follows
-the plan admission built when nothing changed before the next scheduler run: plans are pure
-functions of (context, queue, pins), so it is the plan planning again would build.
+keeps one :class:`~agents.policies.base.PlanContext` per (instant, pool ``version``), follows
+the plan admission built when nothing changed before the next scheduler run, and lets a
+scheduler extend the plan it followed last by a newly offered job while the pool, its leases'
+ends and the queue are as they were (:meth:`Scheduler.extend`): plans are pure functions of
+(context, queue, pins), so each is the plan planning again would build.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ class Pool(Protocol):
 
     def free_profile(self, now: float) -> CapacityProfile: ...
 
+    def ends_between(self, after: float, until: float) -> bool: ...
+
 
 class _Recorder(Scheduler):
     """The scheduler as admission sees it: plans as the scheduler does, and remembers those
@@ -48,14 +52,27 @@ class _Recorder(Scheduler):
         self.name = scheduler.name
         self.ctx: PlanContext | None = None
         self.plans: list[tuple[Sequence[Job], Mapping[int, int] | None, Plan]] = []
+        # The plan of the queue that still holds on ``ctx`` (the queue then, the plan), if any
+        self.held: tuple[list[Job], Plan] | None = None
 
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
     ) -> Plan:
-        plan = self.inner.plan(ctx, queue, pinned)
+        plan = None
         if ctx is self.ctx:
+            held = self.held
+            if (
+                held is not None
+                and len(queue) == len(held[0]) + 1
+                and (not pinned or pinned.keys() <= {queue[-1].id})
+                and queue[:-1] == held[0]  # (the queue before the job, by identity)
+            ):
+                plan = self.inner.extend(held[1], ctx, queue[-1], pinned)
+            if plan is None:
+                plan = self.inner.plan(ctx, queue, pinned)
             self.plans.append((queue, pinned, plan))
-        return plan
+            return plan
+        return self.inner.plan(ctx, queue, pinned)
 
     def shapes(self, job: Job) -> tuple[int, ...]:
         return self.inner.shapes(job)
@@ -115,6 +132,8 @@ class Planner:
         self._context: tuple[float, int, PlanContext] | None = None
         self._quoted: tuple[int, float, int, Plan] | None = None
         self._admitted: tuple[float, int, list[Job], Plan] | None = None
+        # The plan followed last, (now, version, the queue then, plan)
+        self._followed: tuple[float, int, list[Job], Plan] | None = None
 
     @property
     def confidence(self) -> float:
@@ -142,7 +161,7 @@ class Planner:
         """Admission control on ``job`` (§3.4), against the queue as it is."""
         ctx = self.context(now)
         recorder = self._recorder
-        recorder.ctx, recorder.plans = ctx, []
+        recorder.ctx, recorder.plans, recorder.held = ctx, [], self._holding(now)
         decision = self.admission.decide(job, self.queue, ctx, recorder)
         self._quoted = None
         if decision.accepted and recorder.plans and self.reuse and self.risk is None:
@@ -153,8 +172,20 @@ class Planner:
             plan = recorder.made_with(job, decision, jobs)
             if plan is not None:
                 self._quoted = (job.id, now, self.pool.version, plan)
-        recorder.ctx, recorder.plans = None, []
+        recorder.ctx, recorder.plans, recorder.held = None, [], None
         return decision
+
+    def _holding(self, now: float) -> tuple[list[Job], Plan] | None:
+        """The plan followed last and its queue, if the capacity it was made on is the one at
+        ``now`` from ``now`` on (a fixed pool whose leases and free profile have not changed
+        since), for the scheduler to extend (:meth:`Scheduler.extend`); else None."""
+        followed, pool = self._followed, self.pool
+        if followed is None or not self.reuse or self.risk is not None or pool.varies:
+            return None
+        at, version, queue, plan = followed
+        if version != pool.version or queue != self.queue or pool.ends_between(at, now):
+            return None
+        return queue, plan
 
     def admit(self, job: Job, decision: Decision, now: float) -> None:
         """Queue ``job`` (accepted by ``decision``) on its shape, in the decision's order."""
@@ -183,9 +214,12 @@ class Planner:
             # (the queue compares job by job, by identity)
             if at == now and version == self.pool.version and queue == self.queue:
                 self.reused += 1
+                self._followed = admitted
                 return plan
         if self.risk is None:  # (plan_within_risk's plan then, without the call)
-            return self.scheduler.plan(self.context(now), self.queue)
+            plan = self.scheduler.plan(self.context(now), self.queue)
+            self._followed = (now, self.pool.version, self.queue.copy(), plan)
+            return plan
         return plan_within_risk(self.scheduler, self.context(now), self.queue)
 
     def started(self, job: Job) -> None:

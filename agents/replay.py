@@ -49,6 +49,9 @@ class FixedPool:
     def free_profile(self, now: float) -> CapacityProfile:
         return self.ends.profile(now)
 
+    def ends_between(self, after: float, until: float) -> bool:
+        return self.ends.ends_between(after, until)
+
     def lease(self, processors: int, until: float) -> None:
         self.in_use += processors
         self.ends.add(until, processors)

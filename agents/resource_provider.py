@@ -142,6 +142,11 @@ class ResourceProviderAgent(mesa.Agent):
         uncertainty), from the leases' ends kept in order."""
         return self._ends.profile(now)
 
+    def ends_between(self, after: float, until: float) -> bool:
+        """Whether a lease is announced to end in ``(after, until]``: the free profile from
+        ``until`` on differs from the one from ``after`` on (for a pool that never varies)."""
+        return self._ends.ends_between(after, until)
+
     def rent(
         self, tenant: str, processors: int, until: float, job: int | None = None
     ) -> Lease | None:

@@ -11,13 +11,16 @@
   results by the command in the page's stamp (``gridmarket report ... --markdown ...``).
 
 Nothing here is typed by hand: change the parser, the schema or a policy and the page follows.
-The functions return Markdown so that tests can call them without building the site.
+The functions return Markdown so that tests can call them without building the site. The
+reference pages are also kept in docs/ for readers of the sources: ``python docs/gen_ref.py``
+(``make docs-reference``) writes them there, on an 80-column usage, and a test compares them.
 """
 
 from __future__ import annotations
 
 import argparse
 import inspect
+import os
 import runpy
 import shlex
 import tempfile
@@ -321,23 +324,37 @@ def results_figures() -> dict[str, Path]:
     return drawn
 
 
+def reference_pages() -> dict[str, str]:
+    """Each generated reference page's path under docs/ and its text."""
+    return {
+        "reference/cli.md": cli_page() + "\n",
+        "reference/scenario.md": scenario_page() + "\n",
+        "reference/policies.md": policies_page() + "\n",
+        "reference/limits.md": runpy.run_path(str(DOCS / "gen_limits.py"))["limits_page"]() + "\n",
+        **{f"reference/api/{key}.md": api_page(key) + "\n" for key in API},
+    }
+
+
 def main() -> None:
     import mkdocs_gen_files
 
-    pages = {
-        "reference/cli.md": cli_page(),
-        "reference/scenario.md": scenario_page(),
-        "reference/policies.md": policies_page(),
-        "reference/limits.md": runpy.run_path(str(DOCS / "gen_limits.py"))["limits_page"](),
-        **{f"reference/api/{key}.md": api_page(key) for key in API},
-    }
-    for name, text in pages.items():
+    for name, text in reference_pages().items():
         with mkdocs_gen_files.open(name, "w") as handle:
-            handle.write(text + "\n")
+            handle.write(text)
     for name, source in results_figures().items():
         with mkdocs_gen_files.open(name, "wb") as handle:
             handle.write(source.read_bytes())
 
 
-if __name__ in {"__main__", "<run_path>"}:
+def write_sources() -> None:
+    """The reference pages written into docs/ (usage lines wrapped at 80 columns)."""
+    os.environ["COLUMNS"] = "80"
+    for name, text in reference_pages().items():
+        (DOCS / name).write_text(text, encoding="utf-8")
+        print(f"wrote docs/{name}")
+
+
+if __name__ == "<run_path>":  # mkdocs-gen-files, building the site
     main()
+elif __name__ == "__main__":
+    write_sources()

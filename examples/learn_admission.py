@@ -10,9 +10,10 @@ florins per processor-hour; FirstProfit schedules what is admitted), observation
 normalised by SB3's ``VecNormalize``, training runs on seeds drawn from ``--train-seed``. Then
 every agent runs the held-out seeds 1..``--eval-seeds`` (never trained on) and the table gives
 each one's mean profit (the episode return), its standard deviation, the share of jobs admitted,
-and its profit less PositiveOpportunity's on the same seeds (the same job streams): the learned
-policy, FirstProfit + PositiveOpportunity (§3.4, the paper's admission control), accepting every
-job, and a random agent.
+its profit less PositiveOpportunity's on the same seeds (the same job streams; mean ± standard
+error) and on how many of them it earns more: the learned policy, FirstProfit +
+PositiveOpportunity (§3.4, the paper's admission control), accepting every job, and a random
+agent.
 """
 
 from __future__ import annotations

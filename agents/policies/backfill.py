@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from agents.policies.base import Placement, Plan, PlanContext, Scheduler, placement
 from agents.policies.list_scheduling import place
 from agents.policies.registry import register_scheduler
+from market.core.capacity import CapacityProfile
 from market.core.jobs import Job
 
 
@@ -63,54 +65,95 @@ class FCFS(Scheduler):
 @register_scheduler("easy")
 class EASY(Scheduler):
     """EASY backfilling: only the first waiting job holds a reservation (see the module
-    docstring for the exact rule). Reward: plan profit."""
+    docstring for the exact rule). Reward: plan profit.
+
+    Its plan leaves what it needs to go on (:class:`_Resume`): a job appended to the queue is
+    placed after the others without placing them again (:meth:`extend`)."""
 
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
     ) -> Plan:
         profile = ctx.capacity.copy()
-        now, price = ctx.now, ctx.price
-        pinned_shape = (ctx.pins(pinned) if pinned else ctx.shapes).get
-        placements: list[Placement] = []
-        unplaced: list[Job] = []
-        free_now, free_ever = profile.free_at(now), profile.free_at(math.inf)
-        jobs = iter(queue)
-        # 1-2. Jobs start now in queue order while they fit; the first that does not is the head.
-        for job in jobs:
-            n = pinned_shape(job.id) or job.shapes[-1]  # rigid_shape, inlined: the hot loop
-            runtime = job.predicted_runtime(n)
-            start = profile.reserve_earliest(n, runtime, now)  # now, or the head's reservation
-            if start == math.inf:
-                unplaced.append(job)  # more than the profile will ever have free
+        state = _Resume(profile, profile.free_at(ctx.now), profile.free_at(math.inf), False)
+        return _place(ctx, queue, pinned, state, [], [])
+
+    def extend(
+        self, plan: Plan, ctx: PlanContext, job: Job, pinned: Mapping[int, int] | None = None
+    ) -> Plan | None:
+        """As :meth:`Scheduler.extend`. A plan made earlier on the same capacity is still the
+        plan at ``ctx.now`` while nothing in it is due by then: the head's earliest start is
+        the same from any time before it, and a job that could not start then around it cannot
+        now, as its run would only reach later into the same profile."""
+        state = plan.resume
+        if type(state) is not _Resume or plan.due(ctx.now):
+            return None  # (not EASY's, or something in it is due by now)
+        state = _Resume(state.profile.copy(), state.free_now, state.free_ever, state.head)
+        return _place(ctx, (job,), pinned, state, plan.placements.copy(), plan.unplaced.copy())
+
+
+@dataclass(slots=True)
+class _Resume:
+    """Where EASY left its plan: the profile with its reservations, the processors still free
+    now and ever, and whether the head (the first job that cannot start now) was found."""
+
+    profile: CapacityProfile
+    free_now: int
+    free_ever: int
+    head: bool
+
+
+def _place(
+    ctx: PlanContext,
+    queue: Sequence[Job],
+    pinned: Mapping[int, int] | None,
+    state: _Resume,
+    placements: list[Placement],
+    unplaced: list[Job],
+) -> Plan:
+    """EASY's rule on ``queue`` from ``state`` (the module docstring): the plan, and ``state``
+    left on it as it ends."""
+    profile, now, price = state.profile, ctx.now, ctx.price
+    pinned_shape = (ctx.pins(pinned) if pinned else ctx.shapes).get
+    free_now, free_ever = state.free_now, state.free_ever
+    jobs = iter(queue)
+    # 1-2. Jobs start now in queue order while they fit; the first that does not is the head.
+    for job in () if state.head else jobs:
+        n = pinned_shape(job.id) or job.shapes[-1]  # rigid_shape, inlined: the hot loop
+        runtime = job.predicted_runtime(n)
+        start = profile.reserve_earliest(n, runtime, now)  # now, or the head's reservation
+        if start == math.inf:
+            unplaced.append(job)  # more than the profile will ever have free
+            continue
+        placements.append(placement(job, n, start, start + runtime, price))
+        if start > now:
+            state.head = True
+            break
+        free_now -= n
+    # 3. Every later job starts now if it fits now around the head's reservation, or waits.
+    for job in jobs if free_now > 0 else ():
+        shapes = job.shapes
+        # A quick test first, as most of a long queue waits: a pinned shape is one of the
+        # job's shapes, so if its narrowest does not fit now, none does.
+        if shapes[0] <= free_now:
+            n = pinned_shape(job.id) or shapes[-1]
+            if n <= free_now:
+                runtime = job.predicted_runtime(n)
+                if profile.reserve_at(now, runtime, n):
+                    placements.append(placement(job, n, now, now + runtime, price))
+                    free_now -= n
+                    if free_now <= 0:
+                        break  # (nothing later fits now: the rest below)
                 continue
-            placements.append(placement(job, n, start, start + runtime, price))
-            if start > now:
-                break
-            free_now -= n
-        # 3. Every later job starts now if it fits now around the head's reservation, or waits.
-        for job in jobs if free_now > 0 else ():
-            shapes = job.shapes
-            # A quick test first, as most of a long queue waits: a pinned shape is one of the
-            # job's shapes, so if its narrowest does not fit now, none does.
-            if shapes[0] <= free_now:
-                n = pinned_shape(job.id) or shapes[-1]
-                if n <= free_now:
-                    runtime = job.predicted_runtime(n)
-                    if profile.reserve_at(now, runtime, n):
-                        placements.append(placement(job, n, now, now + runtime, price))
-                        free_now -= n
-                        if free_now <= 0:
-                            break  # (nothing later fits now: the rest below)
-                    continue
-            if shapes[-1] > free_ever and (pinned_shape(job.id) or shapes[-1]) > free_ever:
-                unplaced.append(job)  # more than the profile will ever have free
-        # Once nothing fits now, only the jobs wider than the profile ever has leave the plan.
-        unplaced += [
-            job
-            for job in jobs
-            if job.shapes[-1] > free_ever and (pinned_shape(job.id) or job.shapes[-1]) > free_ever
-        ]
-        return Plan(now, placements, unplaced)
+        if shapes[-1] > free_ever and (pinned_shape(job.id) or shapes[-1]) > free_ever:
+            unplaced.append(job)  # more than the profile will ever have free
+    # Once nothing fits now, only the jobs wider than the profile ever has leave the plan.
+    unplaced += [
+        job
+        for job in jobs
+        if job.shapes[-1] > free_ever and (pinned_shape(job.id) or job.shapes[-1]) > free_ever
+    ]
+    state.free_now = free_now
+    return Plan(now, placements, unplaced, state)
 
 
 @register_scheduler("conservative")

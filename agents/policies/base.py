@@ -107,6 +107,8 @@ class Plan:
     now: float
     placements: list[Placement]
     unplaced: list[Job] = field(default_factory=list)
+    #: What the scheduler that made the plan needs to extend it (:meth:`Scheduler.extend`).
+    resume: object = field(default=None, compare=False, repr=False)
 
     @property
     def profit(self) -> float:
@@ -207,6 +209,15 @@ class Scheduler(ABC):
     ) -> Plan:
         """Plan ``queue`` on ``ctx.capacity``. ``pinned`` maps job ids to a forced shape, on top
         of the shapes jobs were admitted on (``ctx.shapes``; see :meth:`PlanContext.pins`)."""
+
+    def extend(
+        self, plan: Plan, ctx: PlanContext, job: Job, pinned: Mapping[int, int] | None = None
+    ) -> Plan | None:
+        """The plan of ``plan``'s queue with ``job`` appended, if the scheduler can say without
+        planning again, else None. The caller vouches that ``plan`` is this scheduler's plan of
+        that queue on ``ctx`` (a plan made earlier holds at ``ctx.now`` when nothing it rests
+        on changed since: :class:`agents.planner.Planner` checks when)."""
+        return None
 
     def shapes(self, job: Job) -> tuple[int, ...]:
         """The shapes this scheduler may run ``job`` on, which admission tries (all of them

@@ -288,6 +288,12 @@ class LeaseEnds:
             times.insert(i, until)
             ending.insert(i, processors)
 
+    def ends_between(self, after: float, until: float) -> bool:
+        """Whether a lease is announced to end in ``(after, until]`` (the profile changes)."""
+        times = self._times
+        i = bisect_right(times, after)
+        return i < len(times) and times[i] <= until
+
     def profile(self, now: float) -> CapacityProfile:
         """Processors free from ``now`` on if every lease ends at its announced end."""
         times, ending = self._times, self._ending

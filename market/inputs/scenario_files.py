@@ -2,12 +2,13 @@
 
 :func:`resolve` tries the name as a path, then ``./scenarios/<name>``, then the shipped
 scenarios (:func:`shipped_dir`: ``market/scenarios`` in a wheel, the checkout's ``scenarios/``
-from source), each as given and with ``.yaml`` added; :func:`scenario_dirs` lists the folders
-that exist. :func:`read_text` reads only a regular file (never a FIFO or device) of at most
-:data:`MAX_BYTES` of UTF-8. :func:`parse_yaml` is YAML's safe loader, plus: a key given twice in
-one mapping is an error; aliases expanding to more than :data:`MAX_NODES` values, nesting deeper
-than :data:`MAX_DEPTH`, integers Python cannot hold and control characters are refused.
-Errors are one-line :class:`ScenarioFileError` naming the file, never its contents.
+from source), each as given and with ``.yaml`` added (a ``scenarios/...`` path also without its
+first folder); :func:`scenario_dirs` lists the folders that exist. :func:`read_text` reads only
+a regular file (never a FIFO or device) of at most :data:`MAX_BYTES` of UTF-8.
+:func:`parse_yaml` is YAML's safe loader, plus: a key given twice in one mapping is an error;
+aliases expanding to more than :data:`MAX_NODES` values, nesting deeper than :data:`MAX_DEPTH`,
+integers Python cannot hold and control characters are refused. Errors are one-line
+:class:`ScenarioFileError` naming the file, never its contents.
 """
 
 from __future__ import annotations
@@ -67,11 +68,15 @@ def scenario_dirs() -> list[Path]:
 
 
 def candidates(name: str | Path) -> list[Path]:
-    """Every path :func:`resolve` tries for ``name``, in order."""
+    """Every path :func:`resolve` tries for ``name``, in order. A relative path under
+    ``scenarios/``, as the guides write one (``scenarios/varq/table4.yaml``), is also tried in
+    the scenario folders without that prefix, so that it works from any directory."""
     name = Path(name).expanduser()
     bases = [name]
     if not name.is_absolute():
         bases += [folder / name for folder in scenario_dirs()]
+        if len(name.parts) > 1 and name.parts[0] == "scenarios":
+            bases += [folder.joinpath(*name.parts[1:]) for folder in scenario_dirs()]
     out: list[Path] = []
     for base in bases:
         out.append(base)

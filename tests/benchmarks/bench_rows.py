@@ -57,6 +57,20 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
             "",
         )
     )
+    events = f.get("mesa_events")  # (None in figures saved before this probe was measured)
+    if events is not None:
+        spent = parsed(events["out"])["events_cpu_s"]
+        out.append(
+            (
+                "for scale: Mesa's own scheduling alone (`mesa_events.py`: a `schedule_event` per "
+                "arrival and per completion, run by `run_until`, nothing decided) vs the loop's "
+                "process",
+                f"{spent:.2f} s",
+                f"{loop['cpu']:.2f} s",
+                f"{spent / loop['cpu']:.2f}x",
+                "",
+            )
+        )
     whole = f["gm_run"]["cpu"]
     out.append(
         (

@@ -80,6 +80,7 @@ def probes(args, work: Path, env: dict) -> dict[str, tuple[list[str], bool]]:
         "loop": ([*loop, sdsc], True),
         "gm_run": ([*gm, "run", str(sdsc_yaml)], False),
         "gm_inside": ([PY, str(HERE / "replay_script.py"), "time", "all", sdsc, "128"], True),
+        "mesa_events": ([PY, str(HERE / "mesa_events.py"), sdsc], True),
         "mesa": ([PY, "-c", "import mesa"], False),
         "mesa_cli": ([PY, "-c", MESA_AS_THE_CLI_IMPORTS_IT], False),
         "market": ([PY, "-c", "from market import GridMarket"], False),

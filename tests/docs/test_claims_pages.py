@@ -2,7 +2,8 @@
 from the stored full-size results: the stamp's ``gridmarket reproduce PAPER --stored --out
 docs/results/data/reproduce/PAPER --markdown PAGE`` is run again (it runs no simulation) into a
 copy of the page, which must equal the page but for the date. So a claim edited in
-``market/experiments/claims/`` without the page remade fails here."""
+``market/experiments/claims/`` without the page remade fails here, and so does a paper guide
+whose summary quotes a figure its verdict table no longer has."""
 
 from __future__ import annotations
 
@@ -70,3 +71,18 @@ def test_a_claim_misses_at_full_size_exactly_where_its_gap_says(paper):
             f"{paper}: {row.claim.id} {row.verdict} at full size, but its gap_at is "
             f"{row.claim.gap_at}"
         )
+
+
+#: A figure in prose: not part of a name (SDSC-SP2 4.2-cln, §5.1) nor a job count (1,000 jobs).
+NUMBER = re.compile(r"(?<![\w.§-])\d[\d,]*(?:\.\d+)?(?![\w,.-]?\w)(?![\d,-])(?! (?:\S+ )?jobs)")
+
+
+@pytest.mark.parametrize("paper", sorted(PAPERS))
+def test_a_guide_quotes_only_figures_its_verdict_table_has(paper):
+    """A paper guide's "What reproduces" summarises the verdict table: each figure it quotes
+    (job counts aside) is on that page, so a remade table cannot leave the guide stale."""
+    guide = (ROOT / "docs" / "papers" / f"{paper}.md").read_text(encoding="utf-8")
+    summary = guide.split("## What reproduces", 1)[1].split("\n## ", 1)[0]
+    table = (RESULTS / f"{paper}-claims.md").read_text(encoding="utf-8")
+    stale = [n for n in NUMBER.findall(summary) if not re.search(rf"(?<![\d.]){n}(?![\d])", table)]
+    assert not stale, f"docs/papers/{paper}.md quotes {stale}; {paper}-claims.md has none of them"

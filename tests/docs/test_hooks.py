@@ -33,6 +33,26 @@ def test_a_page_shows_what_the_command_prints(page, args, scenario, capsys, monk
     assert [line.rstrip() for line in shown[3:-2]] == [line.rstrip() for line in printed]
 
 
+def test_the_traces_guide_shows_what_trace_info_prints():
+    marker = "<!-- gridmarket-output: trace info SDSC-SP2-1998-4.2-cln.swf.gz -->"
+    assert marker in (ROOT / "docs" / "guide" / "traces.md").read_text(encoding="utf-8")
+
+
+def test_a_missing_trace_is_a_line_not_a_failed_build(monkeypatch, tmp_path):
+    monkeypatch.setenv("GRIDMARKET_TRACES", str(tmp_path))
+    shown = HOOKS["command_output"]("trace info NOWHERE-1999-cln.swf.gz")
+    assert shown == (
+        "(trace 'NOWHERE-1999-cln.swf.gz' not found where this site was built: see Traces to "
+        "get it)"
+    )
+
+
+def test_a_run_whose_scenario_reads_a_missing_trace_is_a_line_too(monkeypatch, tmp_path):
+    monkeypatch.setenv("GRIDMARKET_TRACES", str(tmp_path))
+    shown = HOOKS["command_output"]("run qops/sdsc_load --set clients.0.workload.trace=NOWHERE.swf")
+    assert shown.startswith("(trace 'NOWHERE.swf' not found where this site was built")
+
+
 def test_a_failing_command_stops_the_build_with_its_error():
     with pytest.raises(RuntimeError, match="gridmarket run nowhere/none: gridmarket: error: "):
         HOOKS["command_output"]("run nowhere/none")

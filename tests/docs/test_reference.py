@@ -96,3 +96,13 @@ def test_limits_page_states_every_limit_with_its_value_from_the_code():
     assert f"| `Session.budget` | {Session.budget:g} | at most this many wall-clock" in page
     assert "| `STALL_AFTER` | 100,000 | hours with jobs waiting" in page
     assert "_LINES_ALLOWED" not in page and "PATH_KEYS" not in page  # not limits
+
+
+def test_the_reference_pages_kept_in_docs_are_what_the_site_generates(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")  # as docs/gen_ref.py writes them
+    stale = [
+        name
+        for name, text in GEN["reference_pages"]().items()
+        if (ROOT / "docs" / name).read_text(encoding="utf-8") != text
+    ]
+    assert not stale, f"{stale} differ from what the site generates: run `make docs-reference`"

@@ -91,6 +91,12 @@ def test_the_table_puts_each_floor_beside_the_figure_it_bounds():
     assert memory[0] == "10 MiB"  # above all of Mesa (the issue's floor)
     assert memory[1].startswith("146 MiB (mesa; 117 as `gridmarket` imports it)")
 
+    assert not any(k.startswith("for scale: Mesa's own scheduling") for k in table)  # unmeasured
+    figures["mesa_events"] = probe(3.0, out='{"events_cpu_s": 2.25, "events": 8, "jobs": 4}')
+    scale = {row[0]: row[1:4] for row in rows(figures)}
+    mesa_events = next(v for k, v in scale.items() if k.startswith("for scale: Mesa's own"))
+    assert mesa_events == ("2.25 s", "1.50 s", "1.50x")  # the events' own CPU, not the process's
+
     # Figures saved before Mesa as gridmarket imports it was measured: no row claims it.
     del figures["mesa_cli"]
     older = {row[0]: row[1:4] for row in rows(figures)}

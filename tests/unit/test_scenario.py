@@ -230,6 +230,18 @@ def test_names_are_found_on_the_search_path(tmp_path, monkeypatch):
         load("nothing/here")
 
 
+def test_a_path_under_scenarios_as_the_guides_write_it_works_from_any_directory(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)  # no ./scenarios here: the shipped file, found without the prefix
+    assert load("scenarios/profit/default.yaml").name == "profit-default"
+    (tmp_path / "scenarios" / "profit").mkdir(parents=True)
+    (tmp_path / "scenarios" / "profit" / "default.yaml").write_text("seed: 42\n")
+    assert load("scenarios/profit/default.yaml").seed == 42  # the path itself comes first
+    with pytest.raises(ScenarioError, match=r"^scenarios/nothing\.yaml: no such scenario file"):
+        load("scenarios/nothing.yaml")
+
+
 def test_line_breaks_in_a_description_and_seeds_beyond_the_number_bound_are_fine():
     s = validate({"description": "two\nlines\tand a tab", "seed": 2**63 - 1})
     assert s.description.count("\n") == 1 and s.seed > 1e12
