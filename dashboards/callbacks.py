@@ -41,6 +41,15 @@ OUTPUT_KEYS = (
 )
 
 
+def _nothing_to_play(session: Session) -> str:
+    """Why Start or Run until does nothing, if it does nothing."""
+    if session.setup is None:
+        return "Nothing to run: choose a scenario the dashboard can run."
+    if session.finished:
+        return "The run has finished: Reset to run it again."
+    return ""
+
+
 class Callbacks:
     """The callbacks of the live page, over its sessions by tab and its scenario catalog;
     ``overrides(path)`` are the operator's ``--set`` for the scenario at ``path``."""
@@ -99,11 +108,14 @@ class Callbacks:
 
     def render_setup(self, scenario_path: Any, sid: str | None) -> tuple[Any, str]:
         """The set-up fields of the chosen scenario: the tab's current values if it is the
-        scenario running, else the file's. Returns (fields, message under the scenario)."""
+        scenario running, else the file's with the operator's ``--set`` (what Reset then runs).
+        Returns (fields, message under the scenario)."""
         if not scenario_path or not isinstance(scenario_path, str):
             raise PreventUpdate
         try:
             scenario = check(scenario_path)
+            if overrides := self.overrides(scenario_path):
+                scenario = scenario.with_overrides(overrides)
         except ScenarioError as exc:
             return [], str(exc)
         with self._session(sid) as session:
@@ -116,7 +128,8 @@ class Callbacks:
 
     def check_field(self, value: Any, field_id: Any, scenario_path: Any) -> str:
         """The message under a parameter field: why its value is invalid, or nothing."""
-        return check_field(value, field_id, scenario_path)
+        overrides = self.overrides(scenario_path) if isinstance(scenario_path, str) else {}
+        return check_field(value, field_id, scenario_path, overrides)
 
     # -- run controls -----------------------------------------------------------------------
     def control(
@@ -164,10 +177,7 @@ class Callbacks:
             session.set_speed(speed)
         elif trigger == "start":
             session.play()
-            if session.setup is None:
-                return "Nothing to run: choose a scenario the dashboard can run."
-            if session.finished:
-                return "The run has finished: Reset to run it again."
+            return _nothing_to_play(session)
         elif trigger == "pause":
             session.pause()
         elif trigger == "step":
@@ -175,6 +185,7 @@ class Callbacks:
                 return "Nothing more to step: the run has finished."
         elif trigger == "run-until":
             session.run_until(until if until is not None else float("nan"))
+            return _nothing_to_play(session)
         elif trigger == "scenario":
             current = session.setup.scenario if session.setup else None
             if not isinstance(scenario_path, str) or scenario_path == current:
@@ -238,14 +249,15 @@ class Callbacks:
             Output("speed", "value"),
             Input("sid", "data"),
             Input("load-path", "n_clicks"),
+            Input("scenario-path", "n_submit"),  # (Enter in the box: as Load)
             Input("scenario-upload", "contents"),
             State("scenario-path", "value"),
             State("scenario", "options"),
             State("scenario-upload", "filename"),
         )
         @guarded(4, 2)
-        def _choose_scenario(sid, n_clicks, upload, path, options, filename):
-            trigger = ctx.triggered_id
+        def _choose_scenario(sid, n_clicks, _n_submit, upload, path, options, filename):
+            trigger = "load-path" if ctx.triggered_id == "scenario-path" else ctx.triggered_id
             return self.choose_scenario(trigger, sid, n_clicks, path, options, upload, filename)
 
         @app.callback(

@@ -155,11 +155,11 @@ def _tools() -> list:
                     className="speed",
                     style={"width": "9em"},
                 ),
+                # no min or step: the browser sends a value outside them (-1, 0.33) as empty,
+                # and set_markup would say "enter a number" to a number
                 dcc.Input(
                     id="market-markup",
                     type="number",
-                    min=0,
-                    step=0.05,
                     value=0.3,
                     className="until",
                 ),

@@ -23,6 +23,7 @@ from market.inputs.scenario import Scenario, ScenarioError, validate
 from market.sim.model import GridMarket
 
 SOURCE = "dashboard"  # the source named in scenario errors, stripped before display
+NOT_FITTING = "does not fit the rest of the scenario"  # (a value that breaks another field)
 
 AS_WRITTEN = "as written"  # the policy of a scenario without variants: itself
 MODES = ("parallel", "market")
@@ -38,6 +39,8 @@ class Param:
     label: str
     path: str | None
     note: str = ""
+    optional: bool = False  # empty means "none": a text field, since a browser sends a
+    # number field it cannot read ("1e", "-") as empty, which would pass for "none"
 
 
 PARAMS = (
@@ -61,10 +64,16 @@ PARAMS = (
         "Risk bound",
         "service_providers.0.risk",
         "acceptable risk, e.g. 0.1; empty: oblivious",
+        optional=True,
     ),
     Param("seed", "Seed", "seed", "the same for every run"),
 )
 PARAMS_BY_NAME = {p.name: p for p in PARAMS}
+
+
+def blank(value: Any) -> bool:
+    """Whether a field's value is empty (nothing, or only spaces typed)."""
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def one_line(error: ScenarioError) -> str:
@@ -113,20 +122,29 @@ def param_enabled(scenario: Scenario, name: str) -> bool:
 
 def check_param(scenario: Scenario, name: str, value: Any) -> str | None:
     """Why ``value`` is not valid for parameter ``name`` of ``scenario`` (None if it is)."""
+    return param_problem(scenario, name, value)[0]
+
+
+def param_problem(scenario: Scenario, name: str, value: Any) -> tuple[str | None, bool]:
+    """Why ``value`` is not valid for parameter ``name`` of ``scenario`` (None if it is), and
+    whether that is the value's own fault (False: it breaks another field of the scenario as it
+    is, which the other parameters' values may mend)."""
     param = PARAMS_BY_NAME.get(name)
     if param is None:
-        return f"unknown parameter {name!r}"
+        return f"unknown parameter {name!r}", True
     if not param_enabled(scenario, name):
-        return None  # shown disabled: nothing to check
-    if value == "":
-        value = None
+        return None, True  # shown disabled: nothing to check
+    value = None if blank(value) else value
     if value is None and param_values(scenario)[name] is not None:
-        return f"{param.path}: enter a number"  # (an optional field may stay empty)
+        return f"{param.path}: enter a number", True  # (an optional field may stay empty)
     try:
         base_of(scenario).with_overrides({param.path: value}, SOURCE)
     except ScenarioError as exc:
-        return one_line(exc)
-    return None
+        message = one_line(exc)
+        if message.startswith(f"{param.path}:"):
+            return message, True
+        return f"{param.path}: {value} {NOT_FITTING} ({message})", False
+    return None, True
 
 
 # -- set-up -----------------------------------------------------------------------------------
@@ -220,13 +238,14 @@ def _variants(setup: Setup, scenario: Scenario, options) -> tuple[Scenario, dict
     """The base scenario with the set-up's parameters and overrides, and each ticked policy's
     scenario."""
     base = base_of(scenario)
-    overrides = {}
+    overrides, breaking = {}, None
     for name, value in setup.params:
-        message = check_param(scenario, name, value)
-        if message:
+        message, own = param_problem(scenario, name, value)
+        if message and own:
             raise SetupError(message, name)
+        breaking = breaking or (message and (name, value))  # (the others may mend it)
         if param_enabled(scenario, name):
-            overrides[PARAMS_BY_NAME[name].path] = None if value == "" else value
+            overrides[PARAMS_BY_NAME[name].path] = None if blank(value) else value
     try:
         base = base.with_overrides({**dict(setup.overrides), **overrides}, SOURCE)
         variants = {
@@ -234,7 +253,12 @@ def _variants(setup: Setup, scenario: Scenario, options) -> tuple[Scenario, dict
             for label in setup.policies
         }
     except ScenarioError as exc:
-        raise SetupError(one_line(exc)) from None
+        if not breaking:
+            raise SetupError(one_line(exc)) from None
+        name, value = breaking  # (named first, as under its field)
+        path = PARAMS_BY_NAME[name].path
+        message = f"{path}: {value} {NOT_FITTING} ({one_line(exc)})"
+        raise SetupError(message, name) from None
     return base, variants
 
 
@@ -245,6 +269,12 @@ def _one_market(base: Scenario, variants: dict[str, Scenario], pool: str) -> Sce
     data = base.model_dump(mode="python")
     providers, pools = [], []
     for label, variant in variants.items():
+        if not variant.service_providers:  # (VARQ's batch sites: no provider to compete)
+            raise SetupError(
+                f"mode: {label!r} has no service provider to compete in one market: compare "
+                "the policies as parallel runs",
+                "mode",
+            )
         sp = variant.service_providers[0].model_dump(mode="python")
         sp["name"] = label
         if pool == "own":

@@ -94,7 +94,7 @@ def setup_fields(scenario: Scenario, setup: Setup | None = None) -> list:
                     html.Label(param.label, className="field-label"),
                     dcc.Input(
                         id={"type": "param", "name": param.name},
-                        type="number",
+                        type="text" if param.optional else "number",
                         value=value,
                         disabled=not enabled,
                         debounce=False,
@@ -111,13 +111,18 @@ def setup_fields(scenario: Scenario, setup: Setup | None = None) -> list:
     return fields
 
 
-def check_field(value: Any, field_id: Any, scenario_path: Any) -> str:
-    """The message under a parameter field: why its value is invalid, or nothing."""
+def check_field(
+    value: Any, field_id: Any, scenario_path: Any, overrides: dict[str, Any] | None = None
+) -> str:
+    """The message under a parameter field: why its value is invalid in the scenario (with
+    the operator's ``overrides``), or nothing."""
     name = field_id.get("name") if isinstance(field_id, dict) else None
     if name not in PARAMS_BY_NAME or not isinstance(scenario_path, str) or not scenario_path:
         return ""
     try:
         scenario = load_scenario(scenario_path)
+        if overrides:
+            scenario = scenario.with_overrides(overrides)
     except ScenarioError as exc:
         return str(exc)
     return check_param(scenario, name, value) or ""

@@ -29,6 +29,7 @@ logger = logging.getLogger(__name__)
 
 SPEEDS = (1, 2, 6, 12, 24, 48, 96, 192, 480)  # simulated hours per wall-clock second
 INTERVAL = 1.0  # seconds between ticks: whole figures are redrawn
+NO_SEED = "seed: enter a whole number, 0 or more"
 
 
 @dataclass(frozen=True)
@@ -141,14 +142,9 @@ def setup_fields(view: ViewPage, state: DashboardState, path: str, session: Sess
             className="checklist",
         ),
         html.Label("Seed", className="field-label"),
-        dcc.Input(
-            id=field_id(view, "seed"),
-            type="number",
-            value=seed,
-            min=0,
-            step=1,
-            className="field-input",
-        ),
+        # no min or step: the browser sends a value outside them as empty, and the server
+        # says what is wrong with the value itself
+        dcc.Input(id=field_id(view, "seed"), type="number", value=seed, className="field-input"),
     ]
 
 
@@ -206,6 +202,8 @@ def control(view, state, trigger, sid, speed, path, policies, seed, nudge, *acti
     if trigger is None:
         raise PreventUpdate
     name = trigger.removeprefix(view.prefix) if isinstance(trigger, str) else None
+    if name == "reset" and isinstance(seed, str) and not seed.strip():
+        return no_update, f"Not reset: {NO_SEED}", no_update
     with tab_session(state.sessions[view.page.key], sid) as session:
         if name in ("reset", "scenario"):
             try:
@@ -272,13 +270,14 @@ def register(view: ViewPage, app, state: DashboardState) -> None:
         Output(f"{p}speed", "value"),
         Input("sid", "data"),
         Input(i["load-path"], "n_clicks"),
+        Input(i["scenario-path"], "n_submit"),  # (Enter in the box: as Load)
         Input(i["scenario-upload"], "contents"),
         State(i["scenario-path"], "value"),
         State(i["scenario-upload"], "filename"),
     )
     @guarded(4, 2)
-    def _choose(sid, _clicks, upload, path, filename):
-        trigger = ctx.triggered_id
+    def _choose(sid, _clicks, _n_submit, upload, path, filename):
+        trigger = i["load-path"] if ctx.triggered_id == i["scenario-path"] else ctx.triggered_id
         if trigger in (i["load-path"], i["scenario-upload"]):
             try:
                 value = picked(trigger == i["load-path"], path, upload, filename, view.page.suits)
@@ -328,6 +327,8 @@ def register(view: ViewPage, app, state: DashboardState) -> None:
         sid, values, field_ids, nudge, *action_args = rest[len(view.actions) :]
         fields = _named_fields(field_ids, values)
         policies, seed = fields.get("policies"), fields.get("seed")
+        if "seed" in fields and seed is None:  # (empty, or not a number the browser can read)
+            seed = ""
         return control(
             view, state, ctx.triggered_id, sid, speed, path, policies, seed, nudge, *action_args
         )

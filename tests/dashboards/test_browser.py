@@ -237,6 +237,34 @@ def test_pages_are_reached_from_the_navigation_bar(server, browser):
     watch.check()
 
 
+def test_a_copy_of_a_tab_has_its_own_runs(server, browser):
+    """A tab opened from another (Duplicate tab, window.open) copies its sessionStorage, and so
+    its session id: it takes a new one, and resetting it leaves the first tab's run alone."""
+    url, answers = server
+    page = browser.new_page()
+    watch = Watch(page, answers)
+    page.goto(url + "/")
+    page.wait_for_selector(_id("param", "mean_interarrival"))
+    page.click("#step")
+    page.wait_for_function("() => document.querySelector('#sim-time').innerText !== 't = 0.00 h'")
+    stepped, sid = _sim_time(page), page.evaluate("sessionStorage.getItem('sid')")
+    with browser.expect_page() as opened:
+        page.evaluate("window.open(location.href)")
+    copy = opened.value
+    copy.wait_for_selector(_id("param", "mean_interarrival"))
+    copy.wait_for_function("s => sessionStorage.getItem('sid') !== s", arg=sid)
+    assert _sim_time(copy) == "t = 0.00 h"
+    copy.click("#step")
+    copy.wait_for_function("() => document.querySelector('#sim-time').innerText !== 't = 0.00 h'")
+    copy.click("#reset")
+    copy.wait_for_function("() => document.querySelector('#sim-time').innerText === 't = 0.00 h'")
+    page.reload()  # the first tab keeps its id and its run
+    page.wait_for_selector("#sim-time")
+    page.wait_for_function("t => document.querySelector('#sim-time').innerText === t", arg=stepped)
+    assert page.evaluate("sessionStorage.getItem('sid')") == sid
+    watch.check()
+
+
 def test_the_live_page_in_chromium(server, browser, shots, tmp_path):
     url, answers = server
     page = browser.new_page()

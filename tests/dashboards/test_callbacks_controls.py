@@ -11,7 +11,9 @@ import pytest
 from dash.exceptions import PreventUpdate
 
 from dashboards.session import METRICS
-from tests.dashboards.conftest import SID, control, panel, text
+from tests.dashboards.conftest import DEFAULT, SID, control, panel, text
+
+RISK_ID = {"type": "param", "name": "risk_bound"}
 
 # -- run controls -----------------------------------------------------------------------------
 
@@ -68,6 +70,31 @@ def test_reset_with_uncertain_capacity_and_a_risk_bound(callbacks):
     assert message.startswith("Not reset: service_providers.0.risk: Input should be less than 1")
 
 
+def test_the_risk_bound_is_a_text_field_so_an_unreadable_value_is_not_taken_for_empty(callbacks):
+    """Empty means oblivious; a browser sends a number field it cannot read ("1e", "-") as
+    empty, so the field is text and what was typed is checked as typed."""
+    fields, _ = callbacks.render_setup(DEFAULT, SID)
+    risk = next(f for f in fields if "risk_bound" in str(getattr(f, "children", "")))
+    risk_input = next(c for c in risk.children if getattr(c, "id", None) == RISK_ID)
+    assert risk_input.type == "text"
+    control(callbacks, "reset", **panel(("FirstProfit",), risk_bound="0.2"))
+    for typed, said in (
+        ("1e", "Input should be a valid number, unable to parse string as a number"),
+        ("-", "Input should be a valid number, unable to parse string as a number"),
+        ("nan", "Input should be a finite number"),
+    ):
+        assert callbacks.check_field(typed, RISK_ID, DEFAULT) == f"service_providers.0.risk: {said}"
+        _, message = control(callbacks, "reset", **panel(("FirstProfit",), risk_bound=typed))
+        assert message == f"Not reset: service_providers.0.risk: {said}"
+        with callbacks.registry.use(SID) as session:  # the run with its bound goes on
+            assert session.runs[0].model.service_providers["sp"].planner.risk == 0.2
+    for empty in ("", "  ", None):  # nothing typed: oblivious
+        assert callbacks.check_field(empty, RISK_ID, DEFAULT) == ""
+        assert control(callbacks, "reset", **panel(("FirstProfit",), risk_bound=empty))[1] == ""
+        with callbacks.registry.use(SID) as session:
+            assert session.runs[0].model.service_providers["sp"].planner.risk is None
+
+
 def test_reset_with_an_invalid_field_keeps_the_run_and_says_why(callbacks):
     control(callbacks, "step")
     _, message = control(callbacks, "reset", **panel(mean_interarrival=-2))
@@ -86,13 +113,17 @@ def test_reset_with_an_invalid_field_keeps_the_run_and_says_why(callbacks):
         ]
 
 
-def test_start_after_the_end_says_so(callbacks):
+def test_start_or_run_until_after_the_end_says_so(callbacks):
     control(callbacks, "reset", **panel(("LJF",), jobs=3))
     with callbacks.registry.use(SID) as session:
         session.advance_to(1000.0)
         assert session.finished
     _, message = control(callbacks, "start")
     assert message == "The run has finished: Reset to run it again."
+    _, message = control(callbacks, "run-until", until=5000)
+    assert message == "The run has finished: Reset to run it again."
+    with callbacks.registry.use(SID) as session:
+        assert not session.playing and session.status()["state"] == "finished"
 
 
 def test_a_model_error_stops_the_run_not_the_server(callbacks, monkeypatch, caplog):
@@ -135,3 +166,29 @@ def test_export_csv(callbacks):
     assert {"run", "provider", "job", "reason", "processors", "start", "end"} <= set(frame.columns)
     with pytest.raises(PreventUpdate):
         callbacks.export_jobs(None, SID)
+
+
+def test_a_value_that_makes_another_field_invalid_is_named_under_its_own_field(callbacks):
+    """A mean inter-arrival time of 1e5 h makes the run 2e7 h long: too many samples of the
+    scenario's 0.5 h, a field the panel does not show; the message starts with the field typed
+    in, and says which other field it breaks and why."""
+    field = {"type": "param", "name": "mean_interarrival"}
+    said = callbacks.check_field(1e5, field, DEFAULT)
+    assert said.startswith(
+        "clients.0.workload.mean_interarrival: 100000.0 does not fit the rest of the scenario "
+        "(sample_interval: 0.5 h takes more than 1,000,000 samples"
+    )
+    _, message = control(callbacks, "reset", **panel(mean_interarrival=1e5))  # 30 jobs: 3e6 h
+    assert message == (
+        "Not reset: clients.0.workload.mean_interarrival: 100000.0 does not fit the rest of the "
+        "scenario (sample_interval: 0.5 h takes more than 1,000,000 samples over the run's "
+        "expected 3.00002e+06 h; use at least 3)"
+    )
+    # another field may mend it: 1e4 h alone is too long with the file's 200 jobs, not with 20
+    assert "does not fit" in callbacks.check_field(1e4, field, DEFAULT)
+    assert control(callbacks, "reset", **panel(mean_interarrival=1e4, jobs=20))[1] == ""
+    with callbacks.registry.use(SID) as session:
+        assert session.runs[0].model.spec.clients[0].workload.mean_interarrival == 1e4
+    assert callbacks.check_field(-1, field, DEFAULT) == (  # its own bound: as the model says
+        "clients.0.workload.mean_interarrival: Input should be greater than 0"
+    )

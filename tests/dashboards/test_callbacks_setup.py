@@ -119,3 +119,40 @@ def test_setup_fields_show_the_tabs_values_for_its_scenario(callbacks, tmp_path)
 
     fields, message = callbacks.render_setup("/no/such.yaml", SID)
     assert fields == [] and message.endswith("not a file of the scenario folders" + HINT)
+
+
+def test_the_fields_show_the_operators_set_and_reset_keeps_it(tmp_path):
+    """``gridmarket dashboard --set ...``: the fields show the values the tab runs (not the
+    file's), so Reset with them runs the same; a field is checked against them."""
+    from dashboards.app import create_app
+    from dashboards.callbacks import Callbacks
+
+    overrides = {
+        "clients.0.workload.jobs": 40,
+        "resource_providers.0.price": 5.0,
+        "sample_interval": 0.001,
+    }
+    callbacks: Callbacks = create_app(overrides=overrides).gridmarket_callbacks
+    fields, message = callbacks.render_setup(DEFAULT, SID)
+    shown = {}
+
+    def walk(c):
+        if isinstance(c, list | tuple):
+            for x in c:
+                walk(x)
+        elif hasattr(c, "to_plotly_json"):
+            if isinstance(getattr(c, "id", None), dict) and c.id.get("type") == "param":
+                shown[c.id["name"]] = c.value
+            walk(getattr(c, "children", None))
+
+    walk(fields)
+    assert message == "" and (shown["jobs"], shown["price"]) == (40, 5.0)
+    with callbacks.registry.use(SID) as session:
+        assert session.runs[0].model.spec.clients[0].workload.jobs == 40
+    control(callbacks, "reset", **panel(("LJF",), **shown))
+    with callbacks.registry.use(SID) as session:
+        spec = session.runs[0].model.spec
+        assert spec.clients[0].workload.jobs == 40 and spec.resource_providers[0].price == 5.0
+    # 200 jobs every 50 h: 10,000 h, sampled every 0.001 h (the --set) is too many samples
+    field = {"type": "param", "name": "mean_interarrival"}
+    assert "sample_interval: 0.001 h takes more" in callbacks.check_field(50, field, DEFAULT)

@@ -44,17 +44,22 @@ def client():
     return app, app.server.test_client()
 
 
+CHANGED = {"load-path": "n_clicks", "scenario-path": "n_submit", "scenario-upload": "contents"}
+
+
 def post(client, prefix: str, trigger: str, value) -> tuple[int, dict]:
     """Call the scenario chooser's callback of the page whose ids start with ``prefix`` as the
-    browser does when ``trigger`` (``load-path`` or ``scenario-upload``) changes."""
+    browser does when ``trigger`` (``load-path``, Enter in ``scenario-path`` or
+    ``scenario-upload``) changes."""
     app, http = client
     key = next(k for k in app.callback_map if f"..{prefix}path-msg.children.." in k)
     spec = app.callback_map[key]
     values = {
         ("sid", "data"): SID,
         (f"{prefix}load-path", "n_clicks"): 1,
+        (f"{prefix}scenario-path", "n_submit"): None,
         (f"{prefix}scenario-upload", "contents"): value if trigger == "scenario-upload" else None,
-        (f"{prefix}scenario-path", "value"): value if trigger == "load-path" else None,
+        (f"{prefix}scenario-path", "value"): None if trigger == "scenario-upload" else value,
         (f"{prefix}scenario-upload", "filename"): "evil\x00\ud800name.yaml",
         (f"{prefix}scenario", "options"): [],
     }
@@ -66,9 +71,7 @@ def post(client, prefix: str, trigger: str, value) -> tuple[int, dict]:
         ],
         "inputs": [{**d, "value": values[d["id"], d["property"]]} for d in spec["inputs"]],
         "state": [{**d, "value": values[d["id"], d["property"]]} for d in spec["state"]],
-        "changedPropIds": [
-            f"{prefix}{trigger}.{'n_clicks' if trigger == 'load-path' else 'contents'}"
-        ],
+        "changedPropIds": [f"{prefix}{trigger}.{CHANGED[trigger]}"],
     }
     response = http.post(
         "/_dash-update-component",
@@ -174,3 +177,13 @@ def test_values_near_the_float_limit_run_or_stop_in_one_line(client):
         out = callbacks.update(SID, None, {"n": n}, advance=True)
         json.loads(to_json_plotly(out), parse_constant=refuse)  # valid JSON: no NaN, Infinity
     assert "Traceback" not in str(out["status"])
+
+
+@pytest.mark.parametrize("prefix", ["", "market-"])
+def test_enter_in_the_load_box_loads_as_the_button_does(client, prefix):
+    status, payload = post(client, prefix, "scenario-path", "market/entry")
+    assert status == 200
+    assert payload["response"][f"{prefix}scenario"]["value"].endswith("market/entry.yaml")
+    assert message(payload, prefix) == ""
+    status, payload = post(client, prefix, "scenario-path", "nosuch")
+    assert status == 200 and message(payload, prefix) == "nosuch: no such scenario file"

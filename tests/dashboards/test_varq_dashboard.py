@@ -63,3 +63,28 @@ def test_the_page_shows_batch_sites_and_starts_with_one_variant():
     assert suits(table4) is None and suits(load("profit/default")).startswith("no batch site")
     assert first_variant(table4) == ("SDSC-SP2",)
     assert first_variant(validate(spec("x.swf"))) == (AS_WRITTEN,)
+
+
+def test_a_market_of_batch_sites_only_is_refused_in_one_line_naming_the_mode(tmp_path):
+    """VARQ's batch sites have no service provider to compete in one market: the live page's
+    "competing service providers" mode says so (it was an IndexError), the run goes on."""
+    from dashboards.session import Session
+    from dashboards.setup import SetupError
+
+    path = tmp_path / "v.yaml"
+    two = spec(served_swf(n=50, procs=16).name) | {"variants": {"p": {}, "q": {"seed": 2}}}
+    path.write_text(yaml.safe_dump(two))
+    served_scenarios.allow(path)
+    session = Session(SID, Setup(str(path), ("p", "q")))
+    session.advance_to(2.0)
+    try:
+        session.reset(Setup(str(path), ("p", "q"), mode="market"))
+    except SetupError as exc:
+        assert exc.field == "mode"
+        assert str(exc) == (
+            "mode: 'p' has no service provider to compete in one market: compare the policies "
+            "as parallel runs"
+        )
+    else:
+        raise AssertionError("a market of no service provider was built")
+    assert session.now == 2.0 and session.setup.mode == "parallel"

@@ -117,3 +117,73 @@ def test_a_scenario_a_page_cannot_show_is_refused_in_one_line(app):
     )
     layout = vqops.PAGE.layout(app.gridmarket_state)
     assert "profit/default.yaml" not in str(layout)  # the list offers what the page shows
+
+
+def test_a_bad_seed_is_refused_on_reset_naming_the_field(app):
+    view = market_view.VIEW
+    control(app, view, "market-reset", path=ENTRY, seed=5)
+    session = session_of(app, "market")
+    session.advance_to(2.0)
+    refused = {
+        "": "Not reset: seed: enter a whole number, 0 or more",  # empty, or unreadable ("1e")
+        -1: "Not reset: seed: Input should be greater than or equal to 0",
+        1.5: "Not reset: seed: Input should be a valid integer, got a number with a fractional "
+        "part",
+    }
+    for seed, said in refused.items():
+        assert control(app, view, "market-reset", path=ENTRY, seed=seed)[1] == said
+        assert session.now == 2.0 and dict(session.setup.overrides)["seed"] == 5  # run goes on
+    # the field lets the browser send what was typed (a min or step would make it empty)
+    fields = view_page.setup_fields(view, app.gridmarket_state, ENTRY, session)
+    seed_input = next(f for f in fields if getattr(f, "id", {}).get("name") == "seed")
+    assert getattr(seed_input, "min", None) is None and getattr(seed_input, "step", None) is None
+    assert seed_input.value == 5
+
+
+def test_an_unreadable_seed_sent_by_the_browser_is_refused_over_http(app):
+    """A seed field the browser cannot read ("1e", or empty) arrives as null: Reset says so."""
+    control(app, market_view.VIEW, "market-reset", path=ENTRY, seed=5)
+    key = next(k for k in app.callback_map if "..market-msg.children.." in k)
+    spec = app.callback_map[key]
+    seed_id = {"name": "seed", "page": "market", "type": "view-field"}
+
+    def value(d):
+        if d["id"].startswith("{"):  # the set-up fields (ALL): the seed only, as null
+            sent = None if d["property"] == "value" else seed_id
+            return [{"id": seed_id, "property": d["property"], "value": sent}]
+        return {"sid": SID, "market-reset": 1, "market-scenario": ENTRY}.get(d["id"])
+
+    body = {
+        "output": key,
+        "outputs": [
+            {"id": part.split(".")[0], "property": part.split(".")[1]}
+            for part in key.strip(".").split("...")
+        ],
+        "inputs": [{**d, "value": value(d)} for d in spec["inputs"]],
+        "state": [
+            value(d) if d["id"].startswith("{") else {**d, "value": value(d)} for d in spec["state"]
+        ],
+        "changedPropIds": ["market-reset.n_clicks"],
+    }
+    response = app.server.test_client().post("/_dash-update-component", json=body)
+    assert response.status_code == 200
+    said = response.get_json()["response"]["market-msg"]["children"]
+    assert said == "Not reset: seed: enter a whole number, 0 or more"
+    assert dict(session_of(app, "market").setup.overrides)["seed"] == 5
+
+
+def test_any_markup_of_zero_or_more_is_set_and_a_negative_one_refused(app):
+    control(app, market_view.VIEW, "market-scenario", path=COMPETITION)
+    session = session_of(app, "market")
+
+    def set_markup(markup):
+        args = (SID, None, None, None, None, "plus", markup)
+        return control(app, market_view.VIEW, "market-set", *args)[1]
+
+    assert set_markup(0.33) == "plus: markup 0.33 from t = 0.0 h"
+    assert session.runs[0].model.service_providers["plus"].pricing.markup == 0.33
+    assert set_markup(-1) == "markup: must be a number >= 0"
+    assert set_markup(None) == "markup: enter a number"
+    # the field lets the browser send what was typed (a min or step would make -1, 0.33 empty)
+    markup = next(c for c in market_view._tools()[0].children if c.id == "market-markup")
+    assert getattr(markup, "min", None) is None and getattr(markup, "step", None) is None
