@@ -36,62 +36,35 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
             "equal",
         )
     )
+
+    def against_loop(measure: str, seconds: float, target: str = "") -> None:
+        cpu = loop["cpu"]
+        out.append((measure, f"{seconds:.2f} s", f"{cpu:.2f} s", f"{seconds / cpu:.2f}x", target))
+
     run = statistics.median(parsed(o)["run_cpu_s"] for o in f["gm_inside"]["outs"])
-    out.append(
-        (
-            "SDSC-SP2 EASY: `GridMarket.run()` vs the loop's process",
-            f"{run:.2f} s",
-            f"{loop['cpu']:.2f} s",
-            f"{run / loop['cpu']:.2f}x",
-            "<= 2x",
-        )
-    )
+    against_loop("SDSC-SP2 EASY: `GridMarket.run()` vs the loop's process", run, "<= 2x")
     planner = statistics.median(parsed(o)["planner_cpu_s"] for o in f["gm_inside"]["outs"])
-    out.append(
-        (
-            "what bounds `run()`: the planner alone on the same jobs (`agents.replay`: no agents, "
-            "Mesa events, records or money; the same starts) vs the loop's process",
-            f"{planner:.2f} s",
-            f"{loop['cpu']:.2f} s",
-            f"{planner / loop['cpu']:.2f}x",
-            "",
-        )
+    against_loop(
+        "what bounds `run()`: the planner alone on the same jobs (`agents.replay`: no agents, "
+        "Mesa events, records or money; the same starts) vs the loop's process",
+        planner,
     )
     events = f.get("mesa_events")  # (None in figures saved before this probe was measured)
     if events is not None:
-        spent = parsed(events["out"])["events_cpu_s"]
-        out.append(
-            (
-                "for scale: Mesa's own scheduling alone (`mesa_events.py`: a `schedule_event` per "
-                "arrival and per completion, run by `run_until`, nothing decided) vs the loop's "
-                "process",
-                f"{spent:.2f} s",
-                f"{loop['cpu']:.2f} s",
-                f"{spent / loop['cpu']:.2f}x",
-                "",
-            )
+        against_loop(
+            "for scale: Mesa's own scheduling alone (`mesa_events.py`: a `schedule_event` per "
+            "arrival and per completion, run by `run_until`, nothing decided) vs the loop's "
+            "process",
+            parsed(events["out"])["events_cpu_s"],
         )
     whole = f["gm_run"]["cpu"]
-    out.append(
-        (
-            "SDSC-SP2 EASY: whole `gridmarket run` process vs the loop's",
-            f"{whole:.2f} s",
-            f"{loop['cpu']:.2f} s",
-            f"{whole / loop['cpu']:.2f}x",
-            "<= 4x",
-        )
-    )
+    against_loop("SDSC-SP2 EASY: whole `gridmarket run` process vs the loop's", whole, "<= 4x")
     cli = f.get("mesa_cli")  # (None in figures saved before this probe was measured)
     if cli is not None:
-        out.append(
-            (
-                "what bounds the process: `import mesa` alone, as `gridmarket` imports it (the "
-                "modules it never uses deferred), vs the loop's process",
-                f"{cli['cpu']:.2f} s",
-                f"{loop['cpu']:.2f} s",
-                f"{cli['cpu'] / loop['cpu']:.2f}x",
-                "",
-            )
+        against_loop(
+            "what bounds the process: `import mesa` alone, as `gridmarket` imports it (the "
+            "modules it never uses deferred), vs the loop's process",
+            cli["cpu"],
         )
     for name, label in (("accasim", "AccaSim 1.1.3 (EASY, first fit)"), ("cqsim", "CQSim (EASY)")):
         if name in f:
