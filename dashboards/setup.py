@@ -143,8 +143,13 @@ def param_problem(scenario: Scenario, name: str, value: Any) -> tuple[str | None
         message = one_line(exc)
         if message.startswith(f"{param.path}:"):
             return message, True
-        return f"{param.path}: {value} {NOT_FITTING} ({message})", False
+        return _not_fitting(param.path, value, message), False
     return None, True
+
+
+def _not_fitting(path: str, value: Any, why: str) -> str:
+    """The message of a value valid on its own that breaks another field (``why``)."""
+    return f"{path}: {value} {NOT_FITTING} ({why})"
 
 
 # -- set-up -----------------------------------------------------------------------------------
@@ -256,9 +261,9 @@ def _variants(setup: Setup, scenario: Scenario, options) -> tuple[Scenario, dict
         if not breaking:
             raise SetupError(one_line(exc)) from None
         name, value = breaking  # (named first, as under its field)
-        path = PARAMS_BY_NAME[name].path
-        message = f"{path}: {value} {NOT_FITTING} ({one_line(exc)})"
-        raise SetupError(message, name) from None
+        raise SetupError(
+            _not_fitting(PARAMS_BY_NAME[name].path, value, one_line(exc)), name
+        ) from None
     return base, variants
 
 
