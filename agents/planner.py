@@ -153,6 +153,7 @@ class Planner:
             capacity = forecast.profile(self.risk)
         else:  # every plan is certain: plan on the pool, as a risk-aware provider would too
             forecast, capacity = None, pool.free_profile(now)
+            capacity.rising &= self.reuse  # (plain: planned on as any profile, e.g. by EASY)
         ctx = PlanContext(now, capacity, pool.price, forecast, self.risk, self.shapes)
         self._context = (now, pool.version, ctx)
         return ctx

@@ -23,6 +23,7 @@ from agents.policies.list_scheduling import place
 from agents.policies.registry import register_scheduler
 from market.core.capacity import CapacityProfile
 from market.core.jobs import Job
+from market.core.shadow import ShadowProfile
 
 
 def rigid_shape(job: Job, pinned: Mapping[int, int] | None = None) -> int:
@@ -73,9 +74,13 @@ class EASY(Scheduler):
     def plan(
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
     ) -> Plan:
-        profile = ctx.capacity.copy()
-        state = _Resume(profile, profile.free_at(ctx.now), profile.free_at(math.inf), False)
-        return _place(ctx, queue, pinned, state, [], [])
+        capacity, now = ctx.capacity, ctx.now
+        free_now, free_ever = capacity.free_at(now), capacity.free_at(math.inf)
+        if capacity.rising and capacity.origin <= now:  # (a fixed pool's: leases only end)
+            profile = ShadowProfile(capacity, now)
+        else:
+            profile = capacity.copy()
+        return _place(ctx, queue, pinned, _Resume(profile, free_now, free_ever, False), [], [])
 
     def extend(
         self, plan: Plan, ctx: PlanContext, job: Job, pinned: Mapping[int, int] | None = None
@@ -96,7 +101,7 @@ class _Resume:
     """Where EASY left its plan: the profile with its reservations, the processors still free
     now and ever, and whether the head (the first job that cannot start now) was found."""
 
-    profile: CapacityProfile
+    profile: CapacityProfile | ShadowProfile
     free_now: int
     free_ever: int
     head: bool

@@ -41,7 +41,7 @@ class CapacityProfile:
         free: processors free from the origin on (defaults to ``capacity``).
     """
 
-    __slots__ = ("_free", "_times", "capacity")
+    __slots__ = ("_free", "_times", "capacity", "rising")
 
     def __init__(self, capacity: int, origin: float = 0.0, free: int | None = None) -> None:
         if capacity < 0:
@@ -52,6 +52,9 @@ class CapacityProfile:
         self.capacity = capacity
         self._times: list[float] = [float(origin)]
         self._free: list[int] = [free]
+        #: Known never to fall from its origin on, as unchanged since a builder that knows it
+        #: made it (a fixed pool's leases: :meth:`LeaseEnds.profile`); any change clears it.
+        self.rising = False
 
     @classmethod
     def from_steps(cls, capacity: int, times: list[float], free: list[int]) -> CapacityProfile:
@@ -74,6 +77,7 @@ class CapacityProfile:
         profile.capacity = capacity
         profile._times = times
         profile._free = free
+        profile.rising = False
         return profile
 
     def copy(self) -> CapacityProfile:
@@ -82,6 +86,7 @@ class CapacityProfile:
         clone.capacity = self.capacity
         clone._times = self._times.copy()
         clone._free = self._free.copy()
+        clone.rising = self.rising
         return clone
 
     # -- queries -------------------------------------------------------------------------------
@@ -219,6 +224,7 @@ class CapacityProfile:
         """Add ``delta`` over ``[start, end)`` (already checked), where step ``i`` holds
         ``start`` and ``j`` is the first breakpoint at or after ``end``."""
         times, free = self._times, self._free
+        self.rising = False
         k = len(times)
         if j < k and times[j] - end <= EPS:  # (and >= -EPS: j is the first at or after end - EPS)
             end = times[j]
@@ -307,6 +313,7 @@ class LeaseEnds:
         profile.capacity = self.capacity
         profile._times = [now, *times[first:]] if first else [now, *times]
         profile._free = list(accumulate(ending, initial=free))
+        profile.rising = True  # (leases only end)
         return profile
 
 
