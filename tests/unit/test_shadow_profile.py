@@ -10,8 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.planner import Planner
+from agents.policies.admission import AcceptAll
 from agents.policies.backfill import EASY
 from agents.policies.base import PlanContext
+from agents.replay import FixedPool
 from market.core.capacity import EPS, CapacityError, CapacityProfile, LeaseEnds
 from market.core.rent import PriceSchedule
 from market.core.shadow import ShadowProfile
@@ -164,3 +167,12 @@ def test_an_extended_shadow_plan_is_the_plain_plan_of_the_longer_queue(leases, q
     plain = easy.plan(PlanContext(later, as_any_profile(ends.profile(later)), FREE), [*jobs, job])
     assert extended is not None and steps(extended) == steps(plain)
     assert math.isfinite(later)
+
+
+def test_only_the_fast_planner_lets_easy_plan_from_the_shadow():
+    # The plain model (the fast switch off) plans on the profile as any profile: the reference
+    # the equivalence tests compare the shadow plans with.
+    fixed = FixedPool(4)
+    fixed.lease(3, 5.0)
+    assert Planner(EASY(), AcceptAll(), fixed, reuse=True).context(1.0).capacity.rising
+    assert not Planner(EASY(), AcceptAll(), fixed, reuse=False).context(1.0).capacity.rising
