@@ -2,12 +2,13 @@
 
 On a fixed pool the free profile only rises (leases only end: :attr:`CapacityProfile.rising`).
 EASY reserves on it in one pattern: jobs start now while they fit, then the head waits for the
-first time enough processors are free (Lifka's *shadow time*), then later jobs start now if they
-fit now and, when they run past the shadow time, in what the head leaves free then (the *extra*
-processors; Mu'alem & Feitelson, IEEE TPDS 12(6) 2001, §2). :class:`ShadowProfile` answers
-:meth:`~CapacityProfile.reserve_earliest` and :meth:`~CapacityProfile.reserve_at` for that pattern
-from those two numbers, as a copy of the profile would, breakpoint for breakpoint (ends within
-:data:`EPS` of a breakpoint end at it), without copying or changing the profile.
+first time enough processors are free (the *shadow time*), then later jobs start now if they fit
+now and, when they run past the shadow time, in what the head leaves free then (the *extra*
+processors: Mu'alem & Feitelson, IEEE TPDS 12, 2001, the QoPS paper's reference [12]).
+:class:`ShadowProfile` answers :meth:`~CapacityProfile.reserve_earliest` and
+:meth:`~CapacityProfile.reserve_at` for that pattern from those two numbers, as a copy of the
+profile would, breakpoint for breakpoint (ends within :data:`EPS` of a breakpoint end at it),
+without copying or changing the profile.
 """
 
 from __future__ import annotations
