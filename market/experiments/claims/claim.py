@@ -6,8 +6,10 @@ at two sizes: ``full``, the paper's size, and ``quick``, minutes on two cores) a
 :class:`Claim` s (a quoted sentence with its section or figure, the sweeps it reads, ``ours``: a
 function of the sweeps' :class:`Results` giving :class:`Ours`, whose verdict is ``holds``,
 ``partial``, ``fails`` or ``not applicable``). ``gap`` says why a claim does not hold, with the
-evidence; ``gap_at`` names the sizes where that is expected (the paper tests mark those strict
-xfails). ``gridmarket reproduce``, the paper tests and the docs' results pages read these lists.
+evidence: a ``str.format`` template whose fields ``figures`` computes from the same results, so
+that no figure in it is typed by hand; ``gap_at`` names the sizes where that is expected (the
+paper tests mark those strict xfails). ``gridmarket reproduce``, the paper tests and the docs'
+results pages read these lists.
 """
 
 from __future__ import annotations
@@ -88,8 +90,13 @@ class Claim:
     paper: str  # the paper's number or ordering
     sweeps: tuple[str, ...]
     ours: Callable[[Results], Ours]
-    gap: str = ""  # why it does not (fully) hold, with the evidence
+    gap: str = ""  # why it does not (fully) hold, with the evidence: a template of figures'
     gap_at: tuple[str, ...] = ()  # the sizes at which the gap is expected
+    figures: Callable[[Results], Mapping[str, Any]] | None = None  # the gap's fields
+
+    def reason(self, results: Results) -> str:
+        """The gap, its fields filled from ``results``."""
+        return self.gap.format_map(self.figures(results)) if self.figures else self.gap
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from itertools import combinations
 
+from agents.policies.profit import FirstReward
 from market.experiments.calibration import STATEMENTS, workload_profile
 from market.experiments.claims.claim import (
     Ours,
@@ -30,6 +31,7 @@ DEFAULT, LIGHT, HEAVY = 0.15, 1.0, 0.05  # mean inter-arrival times (h)
 PRICE = 3.0  # Table 1
 RISK = "FirstProfit (5%)"  # risk-aware: plans that hold with probability 0.95 (§6)
 FR_NO_COST = "FirstReward (alpha 1)"
+FIRST_REWARD_ALPHA = FirstReward().alpha  # ours (the paper gives none): the default scenarios'
 
 
 def band(key: str) -> tuple[float, float]:
