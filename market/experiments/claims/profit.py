@@ -8,13 +8,12 @@ few points, 3 runs each. How each is measured: :mod:`.profit_measures`.
 from __future__ import annotations
 
 from market.experiments.claims import profit_measures as m
-from market.experiments.claims.claim import Claim, Paper, Results, Size, Sweep
-from market.inputs.scenario import load
+from market.experiments.claims.claim import Claim, Paper, Size, Sweep
 
 FP, FOR = m.FP, m.FOR
 
-#: Why a claim does not hold, with the evidence: templates whose fields the functions below fill
-#: from the same runs (the numbers of the claim itself are in the verdict table's "ours").
+#: Why a claim does not hold, with the evidence: templates whose fields the functions each claim
+#: names (in :mod:`.profit_measures`) fill from the same runs (the claim's own figures: "ours").
 GAPS = {
     "opportunity-predicts-best": (
         "FirstOpportunityRate realises the most, and FirstOpportunity more than FirstProfit (the "
@@ -93,72 +92,6 @@ GAPS = {
 }
 
 
-def widest_cost(r: Results) -> dict:
-    """Amdahl's cost of the widest shape of the default workload, in processor-hours of one."""
-    work = load("profit/default").clients[0].workload
-    widest = max(work.shapes)
-    return {
-        "serial": work.serial_fraction,
-        "widest": widest,
-        "wide_cost": widest * work.serial_fraction + 1 - work.serial_fraction,
-    }
-
-
-def rent_blind_cost(r: Results) -> dict:
-    """FirstPrice's shapes, processor-hours a job and profit rate against FirstProfit's."""
-    procs = m.rates(r, ("FirstPrice", FP), metric="mean_processors")
-    hours = {n: r.rows("fig3", n, load=m.DEFAULT) for n in ("FirstPrice", FP)}
-    per_job = {n: rows.rent.sum() / rows.accepted.sum() for n, rows in hours.items()}
-    rate = m.rates(r, ("FirstPrice", FP))
-    return {
-        "price_procs": procs["FirstPrice"],
-        "fp_procs": procs[FP],
-        "price": m.PRICE,
-        "hours_ratio": per_job["FirstPrice"] / per_job[FP],
-        "rate_ratio": rate["FirstPrice"] / rate[FP],
-    }
-
-
-def impatience(r: Results) -> dict:
-    """The last decay at which a scheduler's rate peaks; FirstProfit's shapes at the slowest."""
-    decays = r.axis("fig4", "decay")
-    series = r.curves("fig4", "profit_rate", ("SJF", FP, FOR), "decay")
-    last_peak = max(decays[s.index(max(s))] for s in series.values())
-    slow = decays[0]
-    slow_procs = r.mean("fig4", "mean_processors", FP, decay=slow)
-    return {"last_peak": last_peak, "slow": slow, "slow_procs": slow_procs}
-
-
-def first_reward_break_even(r: Results) -> dict:
-    """FirstReward's break-even prices, its weight of the opportunity cost, and without it."""
-    alpha = m.FIRST_REWARD_ALPHA
-    no_cost = SWEEPS[0].extra[m.FR_NO_COST]["service_providers.0.scheduler"]["alpha"]
-    rate = m.rates(r, (m.FR_NO_COST, FP))
-    return {
-        "light": m.LIGHT,
-        "light_even": m.break_even(r, "FirstReward", m.LIGHT),
-        "cost_weight": round(1 - alpha, 6),
-        "even": m.break_even(r, "FirstReward"),
-        "no_cost_alpha": no_cost,
-        "no_cost_even": m.break_even(r, m.FR_NO_COST),
-        "no_cost_ratio": rate[m.FR_NO_COST] / rate[FP],
-    }
-
-
-def cheapest_price(r: Results) -> dict:
-    return {"cheap": min(r.axis("fig6", "price"))}
-
-
-def uncertainty_bounds(r: Results) -> dict:
-    """The lowest value a job can decay to, the largest sigma run and the pool's size."""
-    scenario = load(SWEEPS[3].scenario)
-    return {
-        "penalty": scenario.clients[0].workload.penalty_bound,
-        "sigma": max(r.axis("fig7", "sigma")),
-        "capacity": scenario.resource_providers[0].capacity,
-    }
-
-
 SWEEPS = (
     Sweep(
         "fig3",
@@ -170,7 +103,9 @@ SWEEPS = (
         quick=Size(axes={"load": [0.05, 0.15, 0.3, 1.0]}, replications=3),
         # FirstReward without its opportunity cost (alpha 1: FirstPrice with a discount)
         extra={
-            m.FR_NO_COST: {"service_providers.0.scheduler": {"name": "first_reward", "alpha": 1.0}}
+            m.FR_NO_COST: {
+                "service_providers.0.scheduler": {"name": "first_reward", "alpha": m.NO_COST_ALPHA}
+            }
         },
     ),
     Sweep(
@@ -191,7 +126,7 @@ SWEEPS = (
     ),
     Sweep(
         "fig7",
-        "profit/fig7_uncertainty",
+        m.FIG7,
         {"sigma": "resource_providers.0.uncertainty.sigma"},
         full=Size(axes={"sigma": [0, 1, 2, 3, 4]}, replications=10),
         quick=Size(axes={"sigma": [0, 4]}, replications=3),
@@ -255,7 +190,7 @@ CLAIMS = (
         m.profit_aware_ahead,
         gap=GAPS["profit-aware-ahead"],
         gap_at=("quick", "full"),
-        figures=widest_cost,
+        figures=m.widest_cost,
     ),
     Claim(
         "first-opportunity-rate-leads",
@@ -283,7 +218,7 @@ CLAIMS = (
         m.close_to_first_profit("FirstPrice"),
         gap=GAPS["first-price-close"],
         gap_at=("quick", "full"),
-        figures=rent_blind_cost,
+        figures=m.rent_blind_cost,
     ),
     Claim(
         "higher-variation",
@@ -294,7 +229,7 @@ CLAIMS = (
         m.higher_variation,
         gap=GAPS["higher-variation"],
         gap_at=("quick", "full"),
-        figures=rent_blind_cost,
+        figures=m.rent_blind_cost,
     ),
     Claim(
         "accept-all-poor",
@@ -323,7 +258,7 @@ CLAIMS = (
         m.impatience_lowers_profit,
         gap=GAPS["impatience-lowers-profit"],
         gap_at=("quick", "full"),
-        figures=impatience,
+        figures=m.impatience,
     ),
     Claim(
         "narrower-as-price-rises",
@@ -353,7 +288,7 @@ CLAIMS = (
         m.negative_above_8("FirstReward"),
         gap=GAPS["first-reward-negative-above-8"],
         gap_at=("quick", "full"),
-        figures=first_reward_break_even,
+        figures=m.first_reward_break_even,
     ),
     Claim(
         "cheaper-lowers-profit-rate",
@@ -365,7 +300,7 @@ CLAIMS = (
         m.cheaper_lowers_profit_rate,
         gap=GAPS["cheaper-lowers-profit-rate"],
         gap_at=("quick", "full"),
-        figures=cheapest_price,
+        figures=m.cheapest_price,
     ),
     Claim(
         "risk-aware-admit-fewer",
@@ -386,7 +321,7 @@ CLAIMS = (
         m.oblivious_lose_money,
         gap=GAPS["oblivious-lose-money"],
         gap_at=("quick", "full"),
-        figures=uncertainty_bounds,
+        figures=m.uncertainty_bounds,
     ),
     Claim(
         "sjf-beats-price-and-reward",
