@@ -91,11 +91,11 @@ GAPS = {
         "extra jobs win: QoPS turns away more jobs at {top:g} than at {low:g}."
     ),
     "unadmitted-work-falls": (
-        "On the {jobs:,}-job subset the share of processor-hours QoPS turns away falls from load "
-        "{first:.1f} to {trough:.1f}, as the paper says, and rises by {rise:.1f} points after it; on "
-        "the first {quick_jobs:,} jobs (quick) it rises from {quick_low:g} to {quick_top:g}. "
-        "Each point is one job stream, and one or two big duplicated jobs turned away move the "
-        "share by points."
+        "On the {jobs:,}-job subset the share of processor-hours QoPS turns away falls from "
+        "load {first:.1f} to {trough:.1f}, as the paper says, and rises by {rise:.1f} points "
+        "after it; on the first {quick_jobs:,} jobs (quick) it rises from {quick_low:g} to "
+        "{quick_top:g}. Each point is one job stream, and one or two big duplicated jobs turned "
+        "away move the share by points."
     ),
     "converge-with-stringency": (
         "On the {jobs:,}-job subset the spread narrows at s = {loose:g} at loads {narrows}, as "
