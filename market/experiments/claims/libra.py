@@ -141,7 +141,7 @@ GAPS = {
     "librarisk-rises-with-urgency": (
         "On the last {jobs:,} jobs LibraRisk's fulfilment falls slightly as more jobs are "
         "urgent ({librarisk:.1f} points from {least:g} % to {most:g} % urgent), while Libra's "
-        "and EDF's fall much more ({libra:.1f} and {edf:.1f}); the paper's version of the trace "
+        "and EDF's fall much more ({libra:.1f} and {edf:.1f}); the paper's trace (version 2.2) "
         "is a lighter load than our jobs offer (the module's docstring), where accepting urgent "
         "jobs costs less."
     ),
