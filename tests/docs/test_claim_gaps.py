@@ -103,3 +103,18 @@ def test_the_check_catches_a_typed_figure_and_keeps_references_and_names():
     assert check("as in qops-admits-most-ctc and Figures 15-16, Fig. 3e, Table 1") == []
     assert check("{n:,} jobs, 1,500 of them") == ["1,500"]
     assert check("`--set clients.0.workload.load_factor={top:g}` at s = 0.2") == ["0.2"]
+
+
+def test_a_gap_with_fields_needs_its_figures():
+    sweep = claims.paper("libra").sweeps[0]
+    claim = claims.paper("libra").claims[0]
+
+    def make(gap, figures):
+        one = Claim("c", "", "", "", (sweep.name,), claim.ours, gap=gap, figures=figures)
+        return Paper("p", "P", (sweep,), (one,))
+
+    with pytest.raises(ValueError, match="gap fields go together"):
+        make("{x:.1f} points", None)
+    with pytest.raises(ValueError, match="gap fields go together"):
+        make("no fields", lambda r: {"x": 1.0})
+    assert make("{x:.1f} points", lambda r: {"x": 2.25}).claims[0].reason(None) == "2.2 points"

@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from string import Formatter
 from typing import Any, Literal
 
 import numpy as np
@@ -119,6 +120,9 @@ class Paper:
                 raise ValueError(f"{self.key}: claim {claim.id} reads unknown sweeps {unknown}")
             if set(claim.gap_at) - set(SIZES) or (claim.gap_at and not claim.gap):
                 raise ValueError(f"{self.key}: claim {claim.id}: gap_at needs a gap and a size")
+            fields = [name for _, name, _, _ in Formatter().parse(claim.gap) if name is not None]
+            if bool(fields) != (claim.figures is not None):
+                raise ValueError(f"{self.key}: {claim.id}: figures and gap fields go together")
         ids = [c.id for c in self.claims]
         if len(ids) != len(set(ids)):
             raise ValueError(f"{self.key}: claim ids repeat")
