@@ -91,7 +91,7 @@ class Claim:
     paper: str  # the paper's number or ordering
     sweeps: tuple[str, ...]
     ours: Callable[[Results], Ours]
-    gap: str = ""  # why it does not (fully) hold, with the evidence: a template of figures'
+    gap: str = ""  # why it does not (fully) hold, with the evidence: fields of figures in {}
     gap_at: tuple[str, ...] = ()  # the sizes at which the gap is expected
     figures: Callable[[Results], Mapping[str, Any]] | None = None  # the gap's fields
 

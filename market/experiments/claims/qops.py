@@ -126,20 +126,21 @@ GAPS = {
         "deadline jobs alone too (§5.2 reads Figure 13 as the admittance of deadline jobs), but "
         "more work ({mrt_work:.1f} % against {qops_work:.1f} %). The same trade as in "
         "qops-admits-most-ctc, measured on the per-job tables of the full-size runs at "
-        "{low:g} (`gridmarket run qops/ctc_mixed --set ... --jobs-out FILE`): the jobs only MRT "
-        "admits are small, those only QoPS admits big and, together, more processor-hours. "
-        "On the first {quick_jobs:,} jobs (quick) QoPS admits the most."
+        "{low:g} (`gridmarket run qops/ctc_mixed --jobs-out FILE`, with the ctc-mixed sweep's "
+        "overrides as --set): the jobs only MRT admits are small, those only QoPS admits big "
+        "and, together, more processor-hours. On the first {quick_jobs:,} jobs (quick) QoPS "
+        "admits the most."
     ),
     "mixed-20": (
         "At full size QoPS turns away the fewest jobs at {qops_wins} of the {points} points, MSB "
         "at {msb_wins} and MRT at {mrt_wins} (above). Measured on the per-job tables of the "
-        "full-size runs (`gridmarket run qops/ctc_mixed --set ... --jobs-out FILE`): MSB turns "
-        "away the fewest non-deadline jobs at every point, and MRT by far the fewest deadline "
-        "jobs while turning away the most non-deadline jobs: its EDF rebuild puts the tight "
-        "user deadlines ahead of the artificial ones ({floor:g} h or R x runtime). So neither "
-        "reading of Figures 15-16, all jobs or the deadline jobs (as §5.2 reads Figure 13), puts "
-        "QoPS first. On the first {quick_jobs:,} jobs (quick) no non-deadline job is turned "
-        "away; QoPS turns away the fewest at s = {s:g}, MRT a few fewer at s = {loose:g}."
+        "full-size runs (the command in mixed-80): MSB turns away the fewest non-deadline jobs "
+        "at every point, and MRT by far the fewest deadline jobs while turning away the most "
+        "non-deadline jobs: its EDF rebuild puts the tight user deadlines ahead of the "
+        "artificial ones ({floor:g} h or R x runtime). So neither reading of Figures 15-16, all "
+        "jobs or the deadline jobs (as §5.2 reads Figure 13), puts QoPS first. On the first "
+        "{quick_jobs:,} jobs (quick) no non-deadline job is turned away; QoPS turns away the "
+        "fewest at s = {s:g}, MRT a few fewer at s = {loose:g}."
     ),
 }
 
