@@ -142,7 +142,7 @@ GAPS = {
         "On the last {jobs:,} jobs LibraRisk's fulfilment falls slightly as more jobs are "
         "urgent ({librarisk:.1f} points from {least:g} % to {most:g} % urgent), while Libra's "
         "and EDF's fall much more ({libra:.1f} and {edf:.1f}); the paper's trace (version 2.2) "
-        "is a lighter load than our jobs offer (the module's docstring), where accepting urgent "
+        "is a lighter load than our jobs offer (docs/papers/libra.md), where accepting urgent "
         "jobs costs less."
     ),
 }
