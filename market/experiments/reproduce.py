@@ -223,7 +223,7 @@ def judge(claim: Claim, results: Results, unavailable: Mapping[str, str] | None 
     ours = claim.ours(results)
     reason = ""
     if ours.verdict != "holds":
-        reason = claim.gap or "unexplained: no reason recorded for this claim"
+        reason = claim.reason(results) or "unexplained: no reason recorded for this claim"
     return Row(claim, ours.verdict, ours.text, reason)
 
 

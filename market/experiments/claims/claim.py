@@ -6,8 +6,10 @@ at two sizes: ``full``, the paper's size, and ``quick``, minutes on two cores) a
 :class:`Claim` s (a quoted sentence with its section or figure, the sweeps it reads, ``ours``: a
 function of the sweeps' :class:`Results` giving :class:`Ours`, whose verdict is ``holds``,
 ``partial``, ``fails`` or ``not applicable``). ``gap`` says why a claim does not hold, with the
-evidence; ``gap_at`` names the sizes where that is expected (the paper tests mark those strict
-xfails). ``gridmarket reproduce``, the paper tests and the docs' results pages read these lists.
+evidence: a ``str.format`` template whose fields ``figures`` computes from the same results, so
+that no figure in it is typed by hand; ``gap_at`` names the sizes where that is expected (the
+paper tests mark those strict xfails). ``gridmarket reproduce``, the paper tests and the docs'
+results pages read these lists.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from string import Formatter
 from typing import Any, Literal
 
 import numpy as np
@@ -88,8 +91,13 @@ class Claim:
     paper: str  # the paper's number or ordering
     sweeps: tuple[str, ...]
     ours: Callable[[Results], Ours]
-    gap: str = ""  # why it does not (fully) hold, with the evidence
+    gap: str = ""  # why it does not (fully) hold, with the evidence: fields of figures in {}
     gap_at: tuple[str, ...] = ()  # the sizes at which the gap is expected
+    figures: Callable[[Results], Mapping[str, Any]] | None = None  # the gap's fields
+
+    def reason(self, results: Results) -> str:
+        """The gap, its fields filled from ``results``."""
+        return self.gap.format_map(self.figures(results)) if self.figures else self.gap
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,9 @@ class Paper:
                 raise ValueError(f"{self.key}: claim {claim.id} reads unknown sweeps {unknown}")
             if set(claim.gap_at) - set(SIZES) or (claim.gap_at and not claim.gap):
                 raise ValueError(f"{self.key}: claim {claim.id}: gap_at needs a gap and a size")
+            fields = [name for _, name, _, _ in Formatter().parse(claim.gap) if name is not None]
+            if bool(fields) != (claim.figures is not None):
+                raise ValueError(f"{self.key}: {claim.id}: figures and gap fields go together")
         ids = [c.id for c in self.claims]
         if len(ids) != len(set(ids)):
             raise ValueError(f"{self.key}: claim ids repeat")

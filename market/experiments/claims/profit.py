@@ -12,7 +12,8 @@ from market.experiments.claims.claim import Claim, Paper, Size, Sweep
 
 FP, FOR = m.FP, m.FOR
 
-#: Why a claim does not hold, with the evidence (the numbers are in the verdict table's "ours").
+#: Why a claim does not hold, with the evidence: templates whose fields the functions each claim
+#: names (in :mod:`.profit_measures`) fill from the same runs (the claim's own figures: "ours").
 GAPS = {
     "opportunity-predicts-best": (
         "FirstOpportunityRate realises the most, and FirstOpportunity more than FirstProfit (the "
@@ -22,53 +23,56 @@ GAPS = {
     ),
     "profit-aware-ahead": (
         "LJF runs every job on one processor, the fewest processor-hours a job can take "
-        "(Amdahl, 20 % serial: 5 processors take 1.8x the processor-hours of one), and its "
-        "PositiveOpportunity admission compares plans by profit (§3.4), so under load, where "
-        "processor-hours are what is scarce, it passes FirstProfit and FirstOpportunity; §6 "
-        "itself notes that LJF 'does poorly at the load used for Figure 7, but better at some "
-        "other loads'. FirstReward leads under overload by admitting only high-value jobs (see "
-        "first-reward-negative-above-8). The calibration (docs/papers/profit.md, Calibration "
-        "of the workload) found the profit-aware schedulers ahead of all four at the default "
-        "load only with wide job sizes and half the jobs steep, which breaks Table 1's 2x "
-        "profitable load."
+        "(Amdahl, {serial:g} % serial: {widest} processors take {wide_cost:g}x the "
+        "processor-hours of one), and its PositiveOpportunity admission compares plans by profit "
+        "(§3.4), so under load, where processor-hours are what is scarce, it passes FirstProfit "
+        "and FirstOpportunity; §6 itself notes that LJF 'does poorly at the load used for "
+        "Figure 7, but better at some other loads'. FirstReward leads under overload by "
+        "admitting only high-value jobs (see first-reward-negative-above-8). The calibration "
+        "(docs/papers/profit.md, Calibration of the workload) found the profit-aware schedulers "
+        "ahead of all four at the default load only with wide job sizes and half the jobs steep, "
+        "which breaks Table 1's profitable load of about twice the resources."
     ),
     "first-price-close": (
         "FirstPrice ignores rent: it admits jobs FirstProfit turns away as unprofitable and "
-        "runs them on about 4.8 processors (1.7x the processor-hours of FirstProfit's 2), so "
-        "at 3 per processor-hour it keeps about a third of FirstProfit's rate; the calibration "
-        "found 0.17-0.44 on every workload it searched. The same blindness is why it loses "
-        "money above 8 (first-price-negative-above-8, which holds)."
+        "runs them on {price_procs:.1f} processors a job ({hours_ratio:.1f}x the processor-hours "
+        "a job of FirstProfit's {fp_procs:.1f}), so at {price:g} per processor-hour it earns "
+        "{rate_ratio:.2f} x FirstProfit's rate; the calibration (`gridmarket calibrate`, "
+        "docs/papers/profit.md) found it far short of FirstProfit on every workload it "
+        "searched. The same blindness is why it loses money at high prices "
+        "(first-price-negative-above-8, which holds)."
     ),
     "higher-variation": (
-        "The figure plots the standard deviation itself. FirstPrice, earning about a third of "
+        "The figure plots the standard deviation itself. FirstPrice, earning {rate_ratio:.2f} x "
         "FirstProfit's rate, varies less in florins per hour and more relative to its mean "
         "(sd / mean above); FirstReward's spread is about FirstProfit's, above or below it "
         "with the seeds. The calibration found both above FirstProfit on no workload."
     ),
     "impatience-lowers-profit": (
         "FirstOpportunityRate's profit rate falls throughout, and every scheduler's falls "
-        "past about 15 florins/h, but FirstProfit's and SJF's first rise: with values that "
-        "hardly decay FirstProfit runs jobs on 1-2 processors, each most profitable alone, and "
-        "the run takes longer (run length above), so the profit per hour is lower. It is §5.4's "
-        "own explanation of rates that fall as resources get cheaper: admission on profit, not "
-        "profit rate, ignores the makespan."
+        "past a decay of {last_peak:g} florins/h, but FirstProfit's and SJF's first rise: with "
+        "values that hardly decay (decay {slow:g}) FirstProfit runs jobs on {slow_procs:.1f} "
+        "processors, each most profitable alone, and the run takes longer (run length above), "
+        "so the profit per hour is lower. It is §5.4's own explanation of rates that fall as "
+        "resources get cheaper: admission on profit, not profit rate, ignores the makespan."
     ),
     "first-reward-negative-above-8": (
-        "Holds at light load (1 h inter-arrival), where FirstReward admits more jobs than "
-        "FirstProfit (§5.1) and breaks even below 8. At the default load, Figure 6's, its "
-        "admission metric, the plan's summed reward_i (§3.4), charges every job the decay it "
-        "causes the other queued jobs, weighted 1 - alpha = 0.7: with a long queue only "
-        "high-value jobs pass, so it earns far more per processor-hour rented and breaks even "
-        "far above 8 (above). Without the opportunity cost (alpha 1) it breaks even near 8 but "
-        "earns about a third of FirstProfit's rate, so 'close to FirstProfit' (which holds) "
-        "fails instead. The formulas are the paper's (§2: PV_i, cost_i, reward_i; §3.4: "
-        "reward_i as the admission metric); the calibration found no alpha or discount rate "
-        "at which both statements hold (docs/papers/profit.md, Calibration of the workload)."
+        "Holds at light load ({light:g} h inter-arrival), where FirstReward admits more jobs than "
+        "FirstProfit (§5.1) and breaks even at {light_even:.1f}. At the default load, Figure 6's, "
+        "its admission metric, the plan's summed reward_i (§3.4), charges every job the decay "
+        "it causes the other queued jobs, weighted {cost_weight:g} (one less alpha): with a long "
+        "queue only high-value jobs pass, so it earns far more per processor-hour rented and "
+        "breaks even at {even:.1f} (above). Without the opportunity cost (alpha "
+        "{no_cost_alpha:g}) it breaks even at {no_cost_even:.1f} but earns {no_cost_ratio:.2f} x "
+        "FirstProfit's rate, so 'close to FirstProfit' (which holds) fails instead. The formulas "
+        "are the paper's (§2: PV_i, cost_i, reward_i; §3.4: reward_i as the admission metric); "
+        "the calibration found no alpha or discount rate at which both statements hold "
+        "(docs/papers/profit.md, Calibration of the workload)."
     ),
     "cheaper-lowers-profit-rate": (
         "FirstProfit's rate falls at low prices, as §5.4 says; FirstOpportunityRate's falls "
-        "far less but still falls: at a price of 1 it runs jobs wider and its run is longer "
-        "(above). Its admission compares profit ÷ the length of the plan at each arrival, "
+        "far less but still falls: at a price of {cheap:g} it runs jobs wider and its run is "
+        "longer (above). Its admission compares profit ÷ the length of the plan at each arrival, "
         "which does not see the backlog later arrivals add, so cheap processors still let "
         "the queue, and the run, grow."
     ),
@@ -76,9 +80,9 @@ GAPS = {
         "No run lost money (the lowest run profits above). In our model a provider pays rent "
         "only for processors it holds, and a job that does not fit the availability waits or "
         "is reshaped (§6) without paying for idle promises, so uncertainty delays jobs (their "
-        "value decays to at worst -48) but adds no rent; with sigma up to 4 processors on a "
-        "pool of 10 no run's decay outweighed its revenue. The paper does not say how its "
-        "losses arose."
+        "value decays to at worst {penalty:g}) but adds no rent; with sigma up to {sigma:g} "
+        "processors on a pool of {capacity:g} no run's decay outweighed its revenue. The paper "
+        "does not say how its losses arose."
     ),
     "sjf-beats-price-and-reward": (
         "SJF earns far more than FirstPrice (both run jobs wide; SJF admits by profit), but "
@@ -86,6 +90,7 @@ GAPS = {
         "first-reward-negative-above-8), earns more than SJF; at light load SJF leads both."
     ),
 }
+
 
 SWEEPS = (
     Sweep(
@@ -98,7 +103,9 @@ SWEEPS = (
         quick=Size(axes={"load": [0.05, 0.15, 0.3, 1.0]}, replications=3),
         # FirstReward without its opportunity cost (alpha 1: FirstPrice with a discount)
         extra={
-            m.FR_NO_COST: {"service_providers.0.scheduler": {"name": "first_reward", "alpha": 1.0}}
+            m.FR_NO_COST: {
+                "service_providers.0.scheduler": {"name": "first_reward", "alpha": m.NO_COST_ALPHA}
+            }
         },
     ),
     Sweep(
@@ -119,7 +126,7 @@ SWEEPS = (
     ),
     Sweep(
         "fig7",
-        "profit/fig7_uncertainty",
+        m.FIG7,
         {"sigma": "resource_providers.0.uncertainty.sigma"},
         full=Size(axes={"sigma": [0, 1, 2, 3, 4]}, replications=10),
         quick=Size(axes={"sigma": [0, 4]}, replications=3),
@@ -183,6 +190,7 @@ CLAIMS = (
         m.profit_aware_ahead,
         gap=GAPS["profit-aware-ahead"],
         gap_at=("quick", "full"),
+        figures=m.widest_cost,
     ),
     Claim(
         "first-opportunity-rate-leads",
@@ -210,6 +218,7 @@ CLAIMS = (
         m.close_to_first_profit("FirstPrice"),
         gap=GAPS["first-price-close"],
         gap_at=("quick", "full"),
+        figures=m.rent_blind_cost,
     ),
     Claim(
         "higher-variation",
@@ -220,6 +229,7 @@ CLAIMS = (
         m.higher_variation,
         gap=GAPS["higher-variation"],
         gap_at=("quick", "full"),
+        figures=m.rent_blind_cost,
     ),
     Claim(
         "accept-all-poor",
@@ -248,6 +258,7 @@ CLAIMS = (
         m.impatience_lowers_profit,
         gap=GAPS["impatience-lowers-profit"],
         gap_at=("quick", "full"),
+        figures=m.impatience,
     ),
     Claim(
         "narrower-as-price-rises",
@@ -277,6 +288,7 @@ CLAIMS = (
         m.negative_above_8("FirstReward"),
         gap=GAPS["first-reward-negative-above-8"],
         gap_at=("quick", "full"),
+        figures=m.first_reward_break_even,
     ),
     Claim(
         "cheaper-lowers-profit-rate",
@@ -288,6 +300,7 @@ CLAIMS = (
         m.cheaper_lowers_profit_rate,
         gap=GAPS["cheaper-lowers-profit-rate"],
         gap_at=("quick", "full"),
+        figures=m.cheapest_price,
     ),
     Claim(
         "risk-aware-admit-fewer",
@@ -308,6 +321,7 @@ CLAIMS = (
         m.oblivious_lose_money,
         gap=GAPS["oblivious-lose-money"],
         gap_at=("quick", "full"),
+        figures=m.uncertainty_bounds,
     ),
     Claim(
         "sjf-beats-price-and-reward",

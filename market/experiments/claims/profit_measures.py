@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from itertools import combinations
 
+from agents.policies.profit import FirstReward
 from market.experiments.calibration import STATEMENTS, workload_profile
 from market.experiments.claims.claim import (
     Ours,
@@ -30,6 +31,9 @@ DEFAULT, LIGHT, HEAVY = 0.15, 1.0, 0.05  # mean inter-arrival times (h)
 PRICE = 3.0  # Table 1
 RISK = "FirstProfit (5%)"  # risk-aware: plans that hold with probability 0.95 (§6)
 FR_NO_COST = "FirstReward (alpha 1)"
+NO_COST_ALPHA = 1.0  # FR_NO_COST's alpha: no opportunity cost
+FIG7 = "profit/fig7_uncertainty"
+FIRST_REWARD_ALPHA = FirstReward().alpha  # ours (the paper gives none): the default scenarios'
 
 
 def band(key: str) -> tuple[float, float]:
@@ -302,3 +306,69 @@ def sjf_beats_price_and_reward(r: Results) -> Ours:
     beats = [n for n in ("FirstPrice", "FirstReward") if profit["SJF"] > 1.2 * profit[n]]
     text = f"profit/h at {DEFAULT:g} h: {listing(profit)}; at {LIGHT:g} h: {listing(light)}"
     return Ours(verdict(len(beats) == 2, bool(beats)), text, profit)
+
+
+# -- the figures the gaps quote (profit.GAPS) -----------------------------------------------------
+def widest_cost(r: Results) -> dict:
+    """Amdahl's cost of the widest shape of the default workload, in processor-hours of one."""
+    work = load("profit/default").clients[0].workload
+    widest = max(work.shapes)
+    return {
+        "serial": 100 * work.serial_fraction,
+        "widest": widest,
+        "wide_cost": widest * work.serial_fraction + 1 - work.serial_fraction,
+    }
+
+
+def rent_blind_cost(r: Results) -> dict:
+    """FirstPrice's shapes, processor-hours a job and profit rate against FirstProfit's."""
+    procs = rates(r, ("FirstPrice", FP), metric="mean_processors")
+    hours = {n: r.rows("fig3", n, load=DEFAULT) for n in ("FirstPrice", FP)}
+    per_job = {n: rows.rent.sum() / rows.accepted.sum() for n, rows in hours.items()}
+    rate = rates(r, ("FirstPrice", FP))
+    return {
+        "price_procs": procs["FirstPrice"],
+        "fp_procs": procs[FP],
+        "price": PRICE,
+        "hours_ratio": per_job["FirstPrice"] / per_job[FP],
+        "rate_ratio": rate["FirstPrice"] / rate[FP],
+    }
+
+
+def impatience(r: Results) -> dict:
+    """The last decay at which a scheduler's rate peaks; FirstProfit's shapes at the slowest."""
+    decays = r.axis("fig4", "decay")
+    series = r.curves("fig4", "profit_rate", ("SJF", FP, FOR), "decay")
+    last_peak = max(decays[s.index(max(s))] for s in series.values())
+    slow = decays[0]
+    slow_procs = r.mean("fig4", "mean_processors", FP, decay=slow)
+    return {"last_peak": last_peak, "slow": slow, "slow_procs": slow_procs}
+
+
+def first_reward_break_even(r: Results) -> dict:
+    """FirstReward's break-even prices, its weight of the opportunity cost, and without it."""
+    rate = rates(r, (FR_NO_COST, FP))
+    return {
+        "light": LIGHT,
+        "light_even": break_even(r, "FirstReward", LIGHT),
+        "cost_weight": round(1 - FIRST_REWARD_ALPHA, 6),
+        "even": break_even(r, "FirstReward"),
+        "no_cost_alpha": NO_COST_ALPHA,
+        "no_cost_even": break_even(r, FR_NO_COST),
+        "no_cost_ratio": rate[FR_NO_COST] / rate[FP],
+    }
+
+
+def cheapest_price(r: Results) -> dict:
+    """The lowest price run."""
+    return {"cheap": min(r.axis("fig6", "price"))}
+
+
+def uncertainty_bounds(r: Results) -> dict:
+    """The lowest value a job can decay to, the largest sigma run and the pool's size."""
+    scenario = load(FIG7)
+    return {
+        "penalty": scenario.clients[0].workload.penalty_bound,
+        "sigma": max(r.axis("fig7", "sigma")),
+        "capacity": scenario.resource_providers[0].capacity,
+    }
