@@ -41,9 +41,13 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
         cpu = loop["cpu"]
         out.append((measure, f"{seconds:.2f} s", f"{cpu:.2f} s", f"{seconds / cpu:.2f}x", target))
 
-    run = statistics.median(parsed(o)["run_cpu_s"] for o in f["gm_inside"]["outs"])
+    def median(probe: dict, key: str) -> float:
+        """The median over the rounds of a figure a probe prints itself."""
+        return statistics.median(parsed(o)[key] for o in probe["outs"])
+
+    run = median(f["gm_inside"], "run_cpu_s")
     against_loop("SDSC-SP2 EASY: `GridMarket.run()` vs the loop's process", run, "<= 2x")
-    planner = statistics.median(parsed(o)["planner_cpu_s"] for o in f["gm_inside"]["outs"])
+    planner = median(f["gm_inside"], "planner_cpu_s")
     against_loop(
         "what bounds `run()`: the planner alone on the same jobs (`agents.replay`: no agents, "
         "Mesa events, records or money; the same starts) vs the loop's process",
@@ -55,7 +59,7 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
             "for scale: Mesa's own scheduling alone (`mesa_events.py`: a `schedule_event` per "
             "arrival and per completion, run by `run_until`, nothing decided) vs the loop's "
             "process",
-            parsed(events["out"])["events_cpu_s"],
+            median(events, "events_cpu_s"),
         )
     whole = f["gm_run"]["cpu"]
     against_loop("SDSC-SP2 EASY: whole `gridmarket run` process vs the loop's", whole, "<= 4x")

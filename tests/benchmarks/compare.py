@@ -173,19 +173,27 @@ def run_all(args) -> dict:
 START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
 
 
-def markdown(f: dict, table: list, command: str) -> str:
-    """The figures as a Markdown block between :data:`START` and :data:`END`."""
-    commit = subprocess.run(
+def head_commit() -> str:
+    """The commit checked out, as ``hash subject``."""
+    return subprocess.run(
         ["git", "-C", str(ROOT), "log", "-1", "--format=%h %s"], capture_output=True, text=True
     ).stdout.strip()
+
+
+def markdown(f: dict, table: list, command: str) -> str:
+    """The figures as a Markdown block between :data:`START` and :data:`END`: stamped with the
+    command and commit that measured them (saved with them), and, for figures loaded from a
+    file, the command that remade the table."""
+    made = [] if "command" not in f or f["command"] == command else [f"- table: `{command}`"]
     lines = [
         START,
         "## The EASY replay against the reference loop, AccaSim and CQSim",
         "",
         "Written by `make bench` (`tests/benchmarks/compare.py`): edit the script, not this block.",
         "",
-        f"- command: `{command}`",
-        f"- commit: {commit}",
+        f"- command: `{f.get('command', command)}`",
+        f"- commit: {f.get('commit') or head_commit()}",
+        *made,
         f"- machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}; load average {f['load'][0][0]:.1f} before, "
         f"{f['load'][1][0]:.1f} after",
@@ -232,10 +240,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load", metavar="JSON", help="the table of figures saved, unmeasured")
     args = parser.parse_args(argv)
     started = time.time()
+    command = "python tests/benchmarks/compare.py " + " ".join(argv or sys.argv[1:])
     if args.load:
         figures = json.loads(Path(args.load).read_text(encoding="utf-8"))
     else:
-        figures = run_all(args)
+        figures = {**run_all(args), "command": command, "commit": head_commit()}
     if args.save:
         Path(args.save).write_text(json.dumps(figures), encoding="utf-8")
     table = rows(figures)
@@ -244,7 +253,6 @@ def main(argv: list[str] | None = None) -> int:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, width, strict=True)))
     print(f"({time.time() - started:.0f} s)", file=sys.stderr)
     if args.markdown:
-        command = "python tests/benchmarks/compare.py " + " ".join(argv or sys.argv[1:])
         write_page(Path(args.markdown), markdown(figures, table, command))
     return 0
 

@@ -3,7 +3,7 @@ its own markers, and leave the rest of the page as it is."""
 
 from __future__ import annotations
 
-from tests.benchmarks.compare import END, START, write_page
+from tests.benchmarks.compare import END, START, markdown, write_page
 
 
 def block(text: str) -> str:
@@ -30,6 +30,18 @@ def test_a_page_without_the_block_gets_it_at_the_end(tmp_path):
     page.write_text("# B\n\nby hand\n")
     write_page(page, block("x"))
     assert page.read_text() == f"# B\n\nby hand\n\n{START}\nx\n{END}\n"
+
+
+def test_a_table_remade_from_saved_figures_keeps_the_command_and_commit_that_measured_them():
+    saved = {"load": [[1.0], [1.5]], "rounds": 3, "external_rounds": 3}
+    measured = {**saved, "command": "compare.py --rounds 3", "commit": "abc1234 fast"}
+    page = markdown(measured, [], "compare.py --load figures.json")
+    assert "- command: `compare.py --rounds 3`\n- commit: abc1234 fast\n" in page
+    assert "- table: `compare.py --load figures.json`" in page
+    page = markdown(measured, [], "compare.py --rounds 3")  # (as measured: no second line)
+    assert "- table:" not in page
+    page = markdown(saved, [], "compare.py --load old.json")  # (saved without its command)
+    assert "- command: `compare.py --load old.json`" in page and "- table:" not in page
 
 
 def test_the_suite_table_is_written_from_the_json_in_its_own_block_beside_make_bench(tmp_path):
@@ -92,10 +104,12 @@ def test_the_table_puts_each_floor_beside_the_figure_it_bounds():
     assert memory[1].startswith("146 MiB (mesa; 117 as `gridmarket` imports it)")
 
     assert not any(k.startswith("for scale: Mesa's own scheduling") for k in table)  # unmeasured
-    figures["mesa_events"] = probe(3.0, out='{"events_cpu_s": 2.25, "events": 8, "jobs": 4}')
+    events = [f'{{"events_cpu_s": {cpu}, "events": 8, "jobs": 4}}' for cpu in (2.25, 3.0, 1.2)]
+    figures["mesa_events"] = {**probe(3.0, out=events[-1]), "outs": events}
     scale = {row[0]: row[1:4] for row in rows(figures)}
     mesa_events = next(v for k, v in scale.items() if k.startswith("for scale: Mesa's own"))
-    assert mesa_events == ("2.25 s", "1.50 s", "1.50x")  # the events' own CPU, not the process's
+    # The events' own CPU, not the process's; the median of the rounds, not the last round's.
+    assert mesa_events == ("2.25 s", "1.50 s", "1.50x")
 
     # Figures saved before Mesa as gridmarket imports it was measured: no row claims it.
     del figures["mesa_cli"]
