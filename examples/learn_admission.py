@@ -88,14 +88,33 @@ def evaluate(agent, seeds, hint: bool, scenario: str) -> tuple[np.ndarray, float
     return np.array(profits), float(np.mean(admitted))
 
 
+def at_least(least: int):
+    """An argparse type: an integer of at least ``least``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} is below {least}")
+        return value
+
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", default="profit/default")
-    parser.add_argument("--timesteps", type=int, default=100_000, help="training steps (jobs)")
-    parser.add_argument("--envs", type=int, default=4, help="training environments")
+    parser.add_argument(
+        "--timesteps", type=at_least(0), default=100_000, help="training steps (jobs)"
+    )
+    parser.add_argument("--envs", type=at_least(1), default=4, help="training environments")
     parser.add_argument("--gamma", type=float, default=0.995)
     parser.add_argument("--train-seed", type=int, default=12345)
-    parser.add_argument("--eval-seeds", type=int, default=10, help="held-out seeds 1..N")
+    parser.add_argument(  # (two at least: a spread and a standard error need two)
+        "--eval-seeds", type=at_least(2), default=10, help="held-out seeds 1..N (N >= 2)"
+    )
     parser.add_argument("--hint", action="store_true", help="train with the PO hint observed")
     args = parser.parse_args(argv)
 

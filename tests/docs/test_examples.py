@@ -1,7 +1,8 @@
 """The example scripts run as their docstrings say. examples/learn_admission.py needs the [rl]
 extra (torch), which CI never installs: without it the script says what to install, in one
 line; with the learner replaced by a stand-in its evaluation prints the table the docstring
-describes, each agent on the same held-out seeds, PositiveOpportunity as the reference."""
+describes, each agent on the same held-out seeds, PositiveOpportunity as the reference, and a
+bad argument is one line; where the extra is installed, a short real training runs too."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import runpy
 import subprocess
 import sys
 import types
+
+import pytest
 
 from envs.baselines import AcceptAllAgent
 from tests.conftest import ROOT
@@ -53,3 +56,33 @@ def test_the_evaluation_table_compares_every_agent_on_the_held_out_seeds(monkeyp
     assert rows["MaskablePPO (learned)"] == rows["accept all"]  # the stand-in accepts all
     assert float(rows["accept all"][0].replace(",", "")) < 0  # as §3.4 found
     assert rows["accept all"][2].strip() == "100.0"
+
+
+def test_with_the_rl_extra_it_trains_and_evaluates_the_learned_policy(capsys):
+    # Only where the [rl] extra is installed (never in CI): a short training of the real
+    # MaskablePPO, then its evaluation beside the heuristics on the same held-out seeds.
+    pytest.importorskip("sb3_contrib")
+    example = runpy.run_path(str(SCRIPT), run_name="example")
+    assert example["main"](["--timesteps", "512", "--envs", "2", "--eval-seeds", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("trained 512 steps in ")
+    learned = next(row for row in lines if row.startswith("| MaskablePPO (learned)"))
+    admitted = float(learned.split("|")[4])
+    assert 0.0 <= admitted <= 100.0
+
+
+def test_a_bad_argument_is_one_line(monkeypatch, capsys):
+    for name in RL_MODULES:  # stand-ins: arguments are read before anything trains
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+        sys.modules[name].MaskablePPO = sys.modules[name].DummyVecEnv = object
+        sys.modules[name].VecNormalize = object
+    main = runpy.run_path(str(SCRIPT), run_name="example")["main"]
+    for bad, message in (
+        (["--eval-seeds", "1"], "argument --eval-seeds: 1 is below 2"),
+        (["--envs", "x"], "argument --envs: 'x' is not an integer"),
+        (["--timesteps", "-5"], "argument --timesteps: -5 is below 0"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main(bad)
+        assert stop.value.code == 2
+        assert capsys.readouterr().err.splitlines()[-1].endswith(message)
