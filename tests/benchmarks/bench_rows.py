@@ -61,6 +61,17 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
             "process",
             median(events, "events_cpu_s"),
         )
+        floors = planner + median(events, "events_cpu_s")
+        out.append(
+            (
+                "what `run()` adds to its floors: `run()` vs the planner alone plus Mesa's own "
+                "scheduling alone",
+                f"{run:.2f} s",
+                f"{floors:.2f} s",
+                f"{run / floors:.2f}x",
+                "",
+            )
+        )
     whole = f["gm_run"]["cpu"]
     against_loop("SDSC-SP2 EASY: whole `gridmarket run` process vs the loop's", whole, "<= 4x")
     cli = f.get("mesa_cli")  # (None in figures saved before this probe was measured)

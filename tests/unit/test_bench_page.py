@@ -103,13 +103,16 @@ def test_the_table_puts_each_floor_beside_the_figure_it_bounds():
     assert memory[0] == "10 MiB"  # above all of Mesa (the issue's floor)
     assert memory[1].startswith("146 MiB (mesa; 117 as `gridmarket` imports it)")
 
-    assert not any(k.startswith("for scale: Mesa's own scheduling") for k in table)  # unmeasured
+    unmeasured = ("for scale: Mesa's own scheduling", "what `run()` adds to its floors")
+    assert not any(k.startswith(unmeasured) for k in table)  # (Mesa's events not measured)
     events = [f'{{"events_cpu_s": {cpu}, "events": 8, "jobs": 4}}' for cpu in (2.25, 3.0, 1.2)]
     figures["mesa_events"] = {**probe(3.0, out=events[-1]), "outs": events}
     scale = {row[0]: row[1:4] for row in rows(figures)}
     mesa_events = next(v for k, v in scale.items() if k.startswith("for scale: Mesa's own"))
     # The events' own CPU, not the process's; the median of the rounds, not the last round's.
     assert mesa_events == ("2.25 s", "1.50 s", "1.50x")
+    added = next(v for k, v in scale.items() if k.startswith("what `run()` adds to its floors"))
+    assert added == ("6.00 s", "5.25 s", "1.14x")  # run() 6 s over planner 3 s + events 2.25 s
 
     # Figures saved before Mesa as gridmarket imports it was measured: no row claims it.
     del figures["mesa_cli"]
