@@ -32,14 +32,19 @@ def test_without_the_rl_extra_it_says_what_to_install():
     assert proc.stderr == "learn_admission: needs the [rl] extra: pip install -e '.[rl]'\n"
 
 
-def test_the_evaluation_table_compares_every_agent_on_the_held_out_seeds(monkeypatch, capsys):
-    for name in RL_MODULES:  # stand-ins: the learner itself is replaced below
+def stand_in_main(monkeypatch):
+    """The script's ``main`` with stand-ins for the [rl] extra's modules (the learner itself is
+    replaced where a test trains)."""
+    for name in RL_MODULES:
         module = types.ModuleType(name)
         module.MaskablePPO = module.DummyVecEnv = module.VecNormalize = object
         module.set_num_threads = lambda threads: None
         monkeypatch.setitem(sys.modules, name, module)
-    example = runpy.run_path(str(SCRIPT), run_name="example")
-    main = example["main"]
+    return runpy.run_path(str(SCRIPT), run_name="example")["main"]
+
+
+def test_the_evaluation_table_compares_every_agent_on_the_held_out_seeds(monkeypatch, capsys):
+    main = stand_in_main(monkeypatch)
     monkeypatch.setitem(main.__globals__, "train", lambda args: (None, None))
     monkeypatch.setitem(main.__globals__, "Learned", lambda model, norm: AcceptAllAgent())
     assert main(["--timesteps", "0", "--eval-seeds", "2"]) == 0
@@ -72,11 +77,7 @@ def test_with_the_rl_extra_it_trains_and_evaluates_the_learned_policy(capsys):
 
 
 def test_a_bad_argument_is_one_line(monkeypatch, capsys):
-    for name in RL_MODULES:  # stand-ins: arguments are read before anything trains
-        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
-        sys.modules[name].MaskablePPO = sys.modules[name].DummyVecEnv = object
-        sys.modules[name].VecNormalize = object
-    main = runpy.run_path(str(SCRIPT), run_name="example")["main"]
+    main = stand_in_main(monkeypatch)  # (arguments are read before anything trains)
     for bad, message in (
         (["--eval-seeds", "1"], "argument --eval-seeds: 1 is below 2"),
         (["--envs", "x"], "argument --envs: 'x' is not an integer"),
