@@ -31,7 +31,7 @@ class ShadowProfile:
         self._base = base
         self._now = now
         self._first = bisect_right(base._times, now)  # the base's first breakpoint after now
-        self._free_now = base.free_at(now)  # free now, what started now taken out
+        self._free_now = base._free[self._first - 1]  # free now, what started now taken out
         self._started: list[tuple[float, int]] = []  # (end, processors) of those, by end
         self._shadow: float | None = None  # the later reservation's start, once made
         self._extra = 0  # processors free at the shadow time, every reservation taken out
