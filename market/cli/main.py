@@ -25,6 +25,7 @@ from market.cli.reproduce import add_reproduce, reproduce_command
 from market.cli.run import run_command
 from market.cli.startup import defer_unused_mesa
 from market.cli.sweep import report_command, sweep_command
+from market.cli.threads import one_blas_thread
 from market.cli.usage import Parser, UsageError, in_range, parse, shortened
 from market.cli.version import version
 
@@ -147,13 +148,15 @@ def plugins() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gridmarket`` console script. Called without ``argv`` (as the
-    script), a built-in command sets how the process takes memory (:mod:`market.cli.memory`),
-    defers the Mesa modules it never uses (:mod:`market.cli.startup`), and a ``run`` that ends
-    well ends the process at once (:func:`market.cli.ending.exit_now`)."""
+    script), a built-in command sets how many threads its linear algebra starts
+    (:mod:`market.cli.threads`) and how it takes memory (:mod:`market.cli.memory`), defers the
+    Mesa modules it never uses (:mod:`market.cli.startup`), and a ``run`` that ends well ends
+    the process at once (:func:`market.cli.ending.exit_now`)."""
     _user_modules_importable()
     try:
         args = parse(_parser(), argv)
         if argv is None and args.command in BUILT_IN:  # the whole process is the command's
+            one_blas_thread()  # (first: numpy, which starts them, comes with pandas below)
             tune_process_memory()  # (a plugin's, e.g. the dashboard's server, keeps glibc's own)
             defer_unused_mesa()  # (a plugin's process imports Mesa whole)
         if args.command == "run":
