@@ -77,8 +77,8 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
     cli = f.get("mesa_cli")  # (None in figures saved before this probe was measured)
     if cli is not None:
         against_loop(
-            "what bounds the process: `import mesa` alone, as `gridmarket` imports it (the "
-            "modules it never uses deferred), vs the loop's process",
+            "what bounds the process: `import mesa` alone, as `gridmarket` imports it (one "
+            "BLAS thread, the modules it never uses deferred), vs the loop's process",
             cli["cpu"],
         )
     for name, label in (("accasim", "AccaSim 1.1.3 (EASY, first fit)"), ("cqsim", "CQSim (EASY)")):
