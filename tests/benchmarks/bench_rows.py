@@ -81,6 +81,11 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
             "BLAS thread, the modules it never uses deferred), vs the loop's process",
             cli["cpu"],
         )
+        against_loop(
+            "what bounds the process with this planner: `import mesa` as `gridmarket` imports it "
+            "plus the planner alone (the process does both) vs the loop's process",
+            cli["cpu"] + planner,
+        )
     for name, label in (("accasim", "AccaSim 1.1.3 (EASY, first fit)"), ("cqsim", "CQSim (EASY)")):
         if name in f:
             theirs = f[name]["cpu"]
