@@ -163,6 +163,11 @@ def run_all(args) -> dict:
             "out": runs[-1][2],
             "outs": [r[2] for r in runs],
         }
+    figures["interpreters"] = {  # (the others' own: each runs on the Python it is given)
+        label: python_version(python)
+        for label, python in (("AccaSim", args.accasim), ("CQSim", args.cqsim_python))
+        if python and (label != "CQSim" or args.cqsim)
+    }
     if args.callgrind:
         try:
             figures["callgrind"] = callgrind(env)
@@ -172,6 +177,20 @@ def run_all(args) -> dict:
 
 
 START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
+
+
+def python_version(python: str) -> str:
+    """The version of the Python at ``python`` (a path or a command), or why it is unknown."""
+    try:
+        done = subprocess.run(
+            [python, "-c", "import platform; print(platform.python_version())"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError) as exc:
+        return f"unknown ({type(exc).__name__})"
+    return done.stdout.strip()
 
 
 def head_commit() -> str:
@@ -186,6 +205,7 @@ def markdown(f: dict, table: list, command: str) -> str:
     command and commit that measured them (saved with them), and, for figures loaded from a
     file, the command that remade the table."""
     made = [] if "command" not in f or f["command"] == command else [f"- table: `{command}`"]
+    others = "".join(f", {tool} on Python {v}" for tool, v in f.get("interpreters", {}).items())
     lines = [
         START,
         "## The EASY replay against the reference loop, AccaSim and CQSim",
@@ -196,7 +216,7 @@ def markdown(f: dict, table: list, command: str) -> str:
         f"- commit: {f.get('commit') or head_commit()}",
         *made,
         f"- machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}; load average {f['load'][0][0]:.1f} before, "
+        f"{platform.python_version()}{others}; load average {f['load'][0][0]:.1f} before, "
         f"{f['load'][1][0]:.1f} after",
         f"- CPU seconds (user + system) and peak RSS of whole processes, medians of "
         f"{f['rounds']} alternating rounds ({f['external_rounds']} for AccaSim, CQSim and the "

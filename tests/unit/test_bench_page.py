@@ -3,6 +3,9 @@ its own markers, and leave the rest of the page as it is."""
 
 from __future__ import annotations
 
+import platform
+import sys
+
 from tests.benchmarks.compare import END, START, markdown, write_page
 
 
@@ -42,6 +45,21 @@ def test_a_table_remade_from_saved_figures_keeps_the_command_and_commit_that_mea
     assert "- table:" not in page
     page = markdown(saved, [], "compare.py --load old.json")  # (saved without its command)
     assert "- command: `compare.py --load old.json`" in page and "- table:" not in page
+    assert " cores, Python 3." in page and " on Python" not in page  # (no other tool's)
+
+
+def test_the_page_names_the_python_each_other_simulator_ran_on():
+    from tests.benchmarks.compare import python_version
+
+    assert python_version(sys.executable) == platform.python_version()
+    assert python_version("/no/such/python").startswith("unknown (")
+    others = {"AccaSim": "3.11.7", "CQSim": "3.11.7"}
+    figures = {"load": [[1.0], [1.5]], "rounds": 3, "external_rounds": 3, "interpreters": others}
+    machine = next(line for line in markdown(figures, [], "c").splitlines() if "machine" in line)
+    assert (
+        f"Python {platform.python_version()}, AccaSim on Python 3.11.7, CQSim on Python 3.11.7;"
+        in machine
+    )
 
 
 def test_the_suite_table_is_written_from_the_json_in_its_own_block_beside_make_bench(tmp_path):
