@@ -163,11 +163,8 @@ def run_all(args) -> dict:
             "out": runs[-1][2],
             "outs": [r[2] for r in runs],
         }
-    figures["interpreters"] = {  # (the others' own: each runs on the Python it is given)
-        label: python_version(python)
-        for label, python in (("AccaSim", args.accasim), ("CQSim", args.cqsim_python))
-        if python and (label != "CQSim" or args.cqsim)
-    }
+    others = {"AccaSim": args.accasim, "CQSim": args.cqsim and args.cqsim_python}  # (those run)
+    figures["interpreters"] = {tool: python_version(py) for tool, py in others.items() if py}
     if args.callgrind:
         try:
             figures["callgrind"] = callgrind(env)
