@@ -87,14 +87,13 @@ class ShadowProfile:
         past = shadow is not None and shadow < start + duration - EPS
         if past and processors > self._extra:
             return False
-        if start < start + duration and processors:
-            if shadow is None:
-                self._take_now(processors, duration)
-            else:
-                self._taken = True
-                self._free_now -= processors
-                if past:
-                    self._extra -= processors
+        if shadow is None:
+            self._take_now(processors, duration)  # (nothing for an empty run: it checks)
+        elif start < start + duration and processors:
+            self._taken = True
+            self._free_now -= processors
+            if past:
+                self._extra -= processors
         return True
 
     def _take_now(self, processors: int, duration: float) -> None:

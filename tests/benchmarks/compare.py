@@ -163,8 +163,8 @@ def run_all(args) -> dict:
             "out": runs[-1][2],
             "outs": [r[2] for r in runs],
         }
-    others = {"AccaSim": args.accasim, "CQSim": args.cqsim and args.cqsim_python}  # (those run)
-    figures["interpreters"] = {tool: python_version(py) for tool, py in others.items() if py}
+    pythons = {"AccaSim": args.accasim, "CQSim": args.cqsim and args.cqsim_python}  # (those run)
+    figures["interpreters"] = {tool: python_version(py) for tool, py in pythons.items() if py}
     if args.callgrind:
         try:
             figures["callgrind"] = callgrind(env)

@@ -221,8 +221,8 @@ GAPS = {
     "ctc-smaller": (
         "The paper explains its smaller CTC gains by CTC's lower offered load ({paper_ctc} % "
         "against SDSC's {paper_sdsc} %). Here CTC-SP2's first {jobs:,} jobs offer about the "
-        "paper's {paper_ctc} % "
-        "and SDSC-SP2's less than its {paper_sdsc} % (docs/papers/vqops.md): at about the same "
+        "paper's {paper_ctc} % and SDSC-SP2's less than its {paper_sdsc} % "
+        "(docs/papers/vqops.md): at about the same "
         "load CTC gains more than SDSC, and only SDSC scaled to {paper_sdsc} % (SDSC "
         "x{scale:g}) gains as much or more. What is at stake is not the offered load but the "
         "work QoPS turns away ({ctc:.1f} % on CTC-SP2, {sdsc:.1f} % on SDSC-SP2, {scaled:.1f} % "
