@@ -146,11 +146,16 @@ class Planner:
         processors, or under uncertainty the forecast's profile at the risk level), the price,
         the forecast and the admitted shapes."""
         pool, cached = self.pool, self._context
-        if cached is not None and cached[0] == now and cached[1] == pool.version and self.reuse:
+        same = cached is not None and cached[1] == pool.version and self.reuse
+        if same and cached[0] == now:
             return cached[2]
         if pool.varies:
             forecast = pool.forecast(now)
             capacity = forecast.profile(self.risk)
+        elif same and not pool.ends_between(cached[0], now):
+            # A fixed pool whose leases did not change and none of which ended since: the
+            # profile then is this one from now on (its origin earlier, which plans never read).
+            forecast, capacity = None, cached[2].capacity
         else:  # every plan is certain: plan on the pool, as a risk-aware provider would too
             forecast, capacity = None, pool.free_profile(now)
             capacity.rising &= self.reuse  # (plain: planned on as any profile, e.g. by EASY)

@@ -75,11 +75,12 @@ class EASY(Scheduler):
         self, ctx: PlanContext, queue: Sequence[Job], pinned: Mapping[int, int] | None = None
     ) -> Plan:
         capacity, now = ctx.capacity, ctx.now
-        free_now, free_ever = capacity.free_at(now), capacity.free_at(math.inf)
         if capacity.rising and capacity.origin <= now:  # (a fixed pool's: leases only end)
             profile = ShadowProfile(capacity, now)
+            free_now, free_ever = profile.base_free_now, profile.base_free_ever
         else:
             profile = capacity.copy()
+            free_now, free_ever = capacity.free_at(now), capacity.free_at(math.inf)
         return _place(ctx, queue, pinned, _Resume(profile, free_now, free_ever, False), [], [])
 
     def extend(

@@ -121,12 +121,16 @@ class Job:
         return job
 
     def runtime(self, processors: int) -> float:
-        """Actual runtime on ``processors`` processors (Amdahl)."""
-        return amdahl_runtime(self.work, self.serial_fraction, processors)
+        """Actual runtime on ``processors`` processors (:func:`amdahl_runtime`, inlined: planners
+        call it for every job they place)."""
+        beta = self.serial_fraction
+        return self.work * (beta + (1.0 - beta) / processors)
 
     def predicted_runtime(self, processors: int) -> float:
-        """Runtime the planner expects on ``processors`` processors (Amdahl on the estimate)."""
-        return amdahl_runtime(self.planned_work, self.serial_fraction, processors)
+        """Runtime the planner expects on ``processors`` processors (Amdahl on the estimate;
+        :func:`amdahl_runtime`, inlined)."""
+        beta = self.serial_fraction
+        return self.planned_work * (beta + (1.0 - beta) / processors)
 
     @property
     def max_shape(self) -> int:

@@ -23,7 +23,18 @@ class ShadowProfile:
     """EASY's reservations from ``now`` on the rising ``base`` (left unchanged): those starting
     now, then one later (the head's, at the shadow time), then more starting now."""
 
-    __slots__ = ("_base", "_extra", "_first", "_free_now", "_now", "_shadow", "_started", "_taken")
+    __slots__ = (
+        "_base",
+        "_extra",
+        "_first",
+        "_free_now",
+        "_now",
+        "_shadow",
+        "_started",
+        "_taken",
+        "base_free_ever",
+        "base_free_now",
+    )
 
     def __init__(self, base: CapacityProfile, now: float) -> None:
         if not base.rising or now < base.origin:
@@ -32,6 +43,8 @@ class ShadowProfile:
         self._now = now
         self._first = bisect_right(base._times, now)  # the base's first breakpoint after now
         self._free_now = base._free[self._first - 1]  # free now, what started now taken out
+        #: The base's free processors now and for ever (before any reservation here)
+        self.base_free_now, self.base_free_ever = self._free_now, base._free[-1]
         self._started: list[tuple[float, int]] = []  # (end, processors) of those, by end
         self._shadow: float | None = None  # the later reservation's start, once made
         self._extra = 0  # processors free at the shadow time, every reservation taken out
@@ -43,14 +56,14 @@ class ShadowProfile:
         clone._base, clone._now, clone._first = self._base, self._now, self._first
         clone._free_now, clone._started = self._free_now, self._started.copy()
         clone._shadow, clone._extra, clone._taken = self._shadow, self._extra, self._taken
+        clone.base_free_now, clone.base_free_ever = self.base_free_now, self.base_free_ever
         return clone
 
     def _at(self, now: float) -> None:
-        """Reserve from ``now`` on: the time of the reservations so far, or a later one before
-        the profile's next breakpoint and the shadow time if nothing was reserved from then (an
-        extended plan's: :meth:`agents.policies.backfill.EASY.extend`)."""
-        if now == self._now:
-            return
+        """Reserve from ``now`` on, a time other than that of the reservations so far (the
+        callers check): a later one before the profile's next breakpoint and the shadow time if
+        nothing was reserved from then (an extended plan's:
+        :meth:`agents.policies.backfill.EASY.extend`)."""
         shadow = self._shadow
         if (
             now < self._now
@@ -65,7 +78,8 @@ class ShadowProfile:
         """:meth:`CapacityProfile.reserve_earliest` from now (``after``), before the shadow
         time is set: now if the job fits now, else the shadow time (set here), else
         ``math.inf`` (more than the profile ever has free)."""
-        self._at(after)
+        if after != self._now:
+            self._at(after)
         if self._shadow is not None:
             raise CapacityError("a shadow profile reserves the earliest start once")
         if processors <= self._free_now:
@@ -80,7 +94,8 @@ class ShadowProfile:
     def reserve_at(self, start: float, duration: float, processors: int) -> bool:
         """:meth:`CapacityProfile.reserve_at` now (``start``): whether ``processors`` are free
         now and, for a run past the shadow time, among the extra ones; if so, reserved."""
-        self._at(start)
+        if start != self._now:
+            self._at(start)
         if processors > self._free_now:
             return False
         shadow = self._shadow
