@@ -1,5 +1,6 @@
 """Mesa's modules that no built-in command uses, deferred to their first use
-(:func:`defer_unused_mesa`), set once when a built-in command starts, before Mesa is imported.
+(:func:`defer_unused_mesa`), set once when a built-in command starts, before Mesa is imported;
+and Mesa's own import spared reading the source of every frame up the stack (:class:`PlainFrames`).
 
 ``import mesa`` runs every subpackage Mesa's ``__init__`` names: the grids (``discrete_space``,
 which imports ``scipy.spatial`` and networkx), the legacy ``space`` (networkx again) and the
@@ -14,6 +15,7 @@ library's :class:`importlib.util.LazyLoader` loads on any attribute, those inclu
 
 from __future__ import annotations
 
+import inspect
 import sys
 import threading
 import types
@@ -55,20 +57,59 @@ class _DeferringLoader:
         module.__class__ = DeferredModule
 
 
+def _plain_frames(frame: types.FrameType | None) -> list[inspect.FrameInfo]:
+    """``frame`` and every frame up the stack from it, as :func:`inspect.stack` gives them with
+    ``context=0`` but for the file name (the code's own, not looked up) and without searching for
+    the module of each (:func:`inspect.getmodule` walks ``sys.modules`` for a frame of the import
+    system's, whose file is not a module's)."""
+    frames = []
+    while frame is not None:
+        code = frame.f_code
+        frames.append(inspect.FrameInfo(frame, code.co_filename, frame.f_lineno, code.co_name,
+                                        None, None))  # fmt: skip
+        frame = frame.f_back
+    return frames
+
+
+class PlainFrames:
+    """While Mesa's package runs: :func:`inspect.stack` and :func:`inspect.getouterframes` as
+    :func:`_plain_frames` gives them. Mesa's logging names each module's logger after the
+    caller of ``create_module_logger`` or ``method_logger`` (``mesa.mesa_logging``), which the
+    standard ones find by reading the source of every frame up the stack: a tenth of Mesa's
+    import. Only the frames' names and objects are read there."""
+
+    def __init__(self, loader) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: ModuleSpec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        stack, outer = inspect.stack, inspect.getouterframes
+        inspect.stack = lambda context=1: _plain_frames(sys._getframe(1))
+        inspect.getouterframes = lambda frame, context=1: _plain_frames(frame)
+        try:
+            self.loader.exec_module(module)
+        finally:
+            inspect.stack, inspect.getouterframes = stack, outer
+
+
 class DeferUnused:
     """A finder for ``sys.meta_path``: finds the modules of ``names`` where the import system's
-    path finder does, deferred."""
+    path finder does, deferred, and Mesa's package to run with :class:`PlainFrames`."""
 
     def __init__(self, names: frozenset[str]) -> None:
         self.names = names
 
     def find_spec(self, fullname: str, path, target=None) -> ModuleSpec | None:
-        if fullname not in self.names or fullname in sys.modules:  # (in it: a reload)
+        known = fullname in self.names or fullname == "mesa"
+        if not known or fullname in sys.modules:  # (in it: a reload)
             return None
         spec = PathFinder.find_spec(fullname, path, target)
         if spec is None or spec.loader is None:  # (not found, or a namespace package)
             return spec
-        spec.loader = _DeferringLoader(spec.loader)
+        wrap = PlainFrames if fullname == "mesa" else _DeferringLoader
+        spec.loader = wrap(spec.loader)
         return spec
 
 

@@ -105,3 +105,33 @@ def test_nothing_is_deferred_once_mesa_is_imported_nor_twice():
         "print(json.dumps([first, again, finders]))\n"
     )
     assert out == [True, False, 1]
+
+
+LOGGERS = (
+    "import logging\n"
+    "names = sorted(n for n in logging.root.manager.loggerDict if n.startswith('MESA'))\n"
+)
+
+
+def test_mesa_imported_with_plain_frames_names_its_loggers_as_it_would_and_restores_inspect():
+    plain = fresh(
+        "import inspect\n"
+        "stack = inspect.stack\n"
+        "defer_unused_mesa()\n"
+        "import mesa\n" + LOGGERS + "restored = inspect.stack is stack\n"
+        "lines = inspect.stack()[0].code_context\n"  # (the source line again, as usual)
+        "print(json.dumps([names, restored, lines is not None]))\n"
+    )
+    usual = fresh("import mesa\n" + LOGGERS + "print(json.dumps(names))\n")
+    assert plain == [usual, True, True]
+    assert "MESA.mesa.model" in usual
+
+
+def test_plain_frames_are_the_frames_up_the_stack_with_their_names():
+    def inner():
+        return startup._plain_frames(sys._getframe())
+
+    frames = inner()
+    assert [f.function for f in frames[:2]] == ["inner", frames[1].frame.f_code.co_name]
+    assert frames[0].filename == __file__ and frames[0].code_context is None
+    assert len(frames) == len(__import__("inspect").stack(0)) + 1  # (inner's own frame too)
