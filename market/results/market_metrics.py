@@ -121,10 +121,20 @@ def _client_money(model: GridMarket) -> dict[str, tuple[float, float]]:
     paid: dict[str, list[float]] = {}
     surplus: dict[str, list[float]] = {}
     for sp in model.service_providers.values():
-        for r in sp.records.values():
-            if r.end is not None and r.paid is not None and r.paid == r.paid:
-                client = r.job.client or "client"
-                paid.setdefault(client, []).append(r.paid)
-                value = r.surplus
-                surplus.setdefault(client, []).append(math.nan if value is None else value)
+        # (comprehensions: a trace replay has a record per job; fsum's sum is exact, so the
+        # order in which a client's amounts come does not matter)
+        done = [
+            r
+            for r in sp.records.values()
+            if r.end is not None and r.paid is not None and r.paid == r.paid
+        ]
+        names = [r.job.client or "client" for r in done]
+        clients = dict.fromkeys(names)
+        for client in clients:
+            mine = done
+            if len(clients) > 1:
+                mine = [r for r, name in zip(done, names, strict=True) if name == client]
+            paid.setdefault(client, []).extend([r.paid for r in mine])
+            values = [r.surplus for r in mine]
+            surplus.setdefault(client, []).extend([math.nan if v is None else v for v in values])
     return {client: (math.fsum(paid[client]), math.fsum(surplus[client])) for client in paid}
