@@ -75,8 +75,9 @@ class PlainFrames:
     """While Mesa's package runs: :func:`inspect.stack` and :func:`inspect.getouterframes` as
     :func:`_plain_frames` gives them. Mesa's logging names each module's logger after the
     caller of ``create_module_logger`` or ``method_logger`` (``mesa.mesa_logging``), which the
-    standard ones find by reading the source of every frame up the stack: a tenth of Mesa's
-    import. Only the frames' names and objects are read there."""
+    standard ones find by reading the source of every frame up the stack (and searching
+    ``sys.modules`` for each frame of the import system's). Only the frames' names and objects
+    are read there."""
 
     def __init__(self, loader) -> None:
         self.loader = loader
