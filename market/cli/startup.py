@@ -103,13 +103,17 @@ class DeferUnused:
         self.names = names
 
     def find_spec(self, fullname: str, path, target=None) -> ModuleSpec | None:
-        known = fullname in self.names or fullname == "mesa"
-        if not known or fullname in sys.modules:  # (in it: a reload)
+        if fullname == "mesa":
+            wrap = PlainFrames
+        elif fullname in self.names:
+            wrap = _DeferringLoader
+        else:
+            return None
+        if fullname in sys.modules:  # (a reload)
             return None
         spec = PathFinder.find_spec(fullname, path, target)
         if spec is None or spec.loader is None:  # (not found, or a namespace package)
             return spec
-        wrap = PlainFrames if fullname == "mesa" else _DeferringLoader
         spec.loader = wrap(spec.loader)
         return spec
 

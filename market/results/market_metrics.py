@@ -128,8 +128,9 @@ def _client_money(model: GridMarket) -> dict[str, tuple[float, float]]:
             for r in sp.records.values()
             if r.end is not None and r.paid is not None and r.paid == r.paid
         ]
-        for client in dict.fromkeys([r.job.client or "client" for r in done]):
-            mine = [r for r in done if (r.job.client or "client") == client]
+        names = [r.job.client or "client" for r in done]
+        for client in dict.fromkeys(names):
+            mine = [r for r, name in zip(done, names, strict=True) if name == client]
             paid.setdefault(client, []).extend([r.paid for r in mine])
             values = [r.surplus for r in mine]
             surplus.setdefault(client, []).extend([math.nan if v is None else v for v in values])
