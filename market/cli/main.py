@@ -136,6 +136,16 @@ PLUGIN_GROUP = "gridmarket.commands"
 BUILT_IN = ("run", "sweep", "report", "reproduce", "calibrate", "scenarios", "trace")
 
 
+def may_use_parquet(args: argparse.Namespace) -> bool:
+    """Whether the command may read or write Parquet (pandas then needs pyarrow): every command
+    but a ``run`` whose ``--jobs-out`` and ``--market-out`` are not ``.parquet`` files."""
+    if args.command != "run":
+        return True
+    return any(
+        str(path).lower().endswith(".parquet") for path in (args.jobs_out, args.market_out) if path
+    )
+
+
 def plugins() -> dict[str, Any]:
     """Commands other packages register under the ``gridmarket.commands`` entry point (the
     dashboard's): modules with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``."""
@@ -157,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parse(_parser(), argv)
         if argv is None and args.command in BUILT_IN:  # the whole process is the command's
             one_blas_thread()  # (first: numpy, which starts them, comes with pandas below)
-            tune_process_memory()  # (a plugin's, e.g. the dashboard's server, keeps glibc's own)
+            tune_process_memory(arrow=may_use_parquet(args))  # (a plugin's, e.g. the dashboard's
+            # server, keeps glibc's own)
             defer_unused_mesa()  # (a plugin's process imports Mesa whole)
         if args.command == "run":
             code = run_command(args)

@@ -8,11 +8,16 @@
 - pandas keeps text columns as Python strings (``mode.string_storage``; the same values and
   ``str`` dtype), not pyarrow arrays, whose first use touches megabytes of pyarrow's code and
   pool; pyarrow allocates with malloc (``ARROW_DEFAULT_MEMORY_POOL``) unless the user chose.
+- a command that writes no Parquet imports pandas as if pyarrow were not installed
+  (:func:`market.cli.startup.pandas_without_arrow`): pandas loads pyarrow, its optional
+  dependency, at import, and such a command never uses it.
 """
 
 from __future__ import annotations
 
 import os
+
+from market.cli.startup import pandas_without_arrow
 
 #: glibc's mallopt parameter number of the mmap threshold (malloc.h).
 M_MMAP_THRESHOLD = -3
@@ -22,11 +27,14 @@ M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD = 1024 * 1024
 
 
-def tune_process_memory() -> None:
-    """The settings of the module docstring, for this process (and pyarrow's, its children's)."""
+def tune_process_memory(arrow: bool = True) -> None:
+    """The settings of the module docstring, for this process (and pyarrow's, its children's);
+    ``arrow=False``: pandas imported without pyarrow (the command writes no Parquet)."""
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")  # (before pyarrow loads)
     if "MALLOC_MMAP_THRESHOLD_" not in os.environ:  # the user's own choice wins
         fix_mmap_threshold(MMAP_THRESHOLD)
+    if not arrow:
+        pandas_without_arrow()
     import pandas as pd
 
     pd.set_option("mode.string_storage", "python")

@@ -1,6 +1,8 @@
 """Mesa's modules that no built-in command uses, deferred to their first use
 (:func:`defer_unused_mesa`), set once when a built-in command starts, before Mesa is imported;
-and Mesa's own import spared reading the source of every frame up the stack (:class:`PlainFrames`).
+Mesa's own import spared reading the source of every frame up the stack (:class:`PlainFrames`);
+and pandas imported without pyarrow for a command that writes no Parquet
+(:func:`pandas_without_arrow`).
 
 ``import mesa`` runs every subpackage Mesa's ``__init__`` names: the grids (``discrete_space``,
 which imports ``scipy.spatial`` and networkx), the legacy ``space`` (networkx again) and the
@@ -123,4 +125,21 @@ def defer_unused_mesa() -> bool:
     if "mesa" in sys.modules or any(isinstance(f, DeferUnused) for f in sys.meta_path):
         return False
     sys.meta_path.insert(0, DeferUnused(UNUSED_MESA))
+    return True
+
+
+def pandas_without_arrow() -> bool:
+    """Import pandas as it runs where pyarrow is not installed, for a process that writes no
+    Parquet: pandas imports pyarrow, an optional dependency of its, when it is imported, and
+    otherwise uses it only for Parquet and Arrow-backed columns (text columns are Python strings
+    in a ``gridmarket`` process: :mod:`market.cli.memory`). pyarrow stays importable afterwards,
+    for a user's own code, but pandas does not use it. Whether it did (not once pandas or pyarrow
+    is imported)."""
+    if "pandas" in sys.modules or "pyarrow" in sys.modules:
+        return False
+    sys.modules["pyarrow"] = None  # (the import system's "not installed", to pandas' import)
+    try:
+        import pandas  # noqa: F401
+    finally:
+        del sys.modules["pyarrow"]
     return True

@@ -129,12 +129,14 @@ def test_the_built_in_commands_are_the_parsers_own():
 def test_only_the_console_script_tunes_its_process(monkeypatch, capsys):
     calls = []
     monkeypatch.setattr(cli_main, "one_blas_thread", lambda: calls.append("threads"))
-    monkeypatch.setattr(cli_main, "tune_process_memory", lambda: calls.append("memory"))
+    monkeypatch.setattr(
+        cli_main, "tune_process_memory", lambda arrow: calls.append(f"memory, arrow {arrow}")
+    )
     monkeypatch.setattr(cli_main, "defer_unused_mesa", lambda: calls.append("unused mesa"))
     assert cli_main.main(["scenarios", "profit"]) == 0  # called from Python: not its process
     assert calls == []
     monkeypatch.setattr(sys, "argv", ["gridmarket", "scenarios", "profit"])
     assert cli_main.main() == 0
-    assert calls == ["threads", "memory", "unused mesa"]  # (threads before numpy loads; the
+    assert calls == ["threads", "memory, arrow True", "unused mesa"]  # (threads before numpy; the
     # threads: tests/unit/test_blas_threads.py; the Mesa modules: tests/unit/test_startup.py)
     assert "profit/default" in capsys.readouterr().out
