@@ -16,11 +16,11 @@ otherwise (the profit paper assumes accurate estimates, §1.3).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from market.core.utility import UtilityFunction
 
-_new, _set = object.__new__, object.__setattr__
+_new = object.__new__
 _ONE_SHAPE: dict[int, tuple[int]] = {}  # rigid jobs' shapes, one tuple per width (immutable)
 
 
@@ -100,24 +100,28 @@ class Job:
         checked (work and estimate > 0, processors >= 1): the job the constructor gives,
         without its per-job checks, for workloads that build tens of thousands of jobs from
         arrays they check at once (a trace)."""
-        job, put = _new(cls), _set  # (a local name: this runs once per trace job)
-        put(job, "id", id)
-        put(job, "arrival", arrival)
-        put(job, "work", work)
-        put(job, "utility", utility)
-        put(job, "serial_fraction", 0.0)
-        put(
-            job,
-            "shapes",
-            _ONE_SHAPE.get(processors) or _ONE_SHAPE.setdefault(processors, (processors,)),
+        job = _new(cls)
+        # Each field through its slot's own setter (the frozen class's __setattr__ refuses), as
+        # object.__setattr__ would, without looking the name up: the fields in class order.
+        (
+            set_id, set_arrival, set_work, set_utility, set_serial, set_shapes, set_estimate,
+            set_deadline, set_client, set_kind, set_best_effort, set_swf_job, set_planned,
+        ) = _SLOT_SETTERS  # fmt: skip
+        set_id(job, id)
+        set_arrival(job, arrival)
+        set_work(job, work)
+        set_utility(job, utility)
+        set_serial(job, 0.0)
+        set_shapes(
+            job, _ONE_SHAPE.get(processors) or _ONE_SHAPE.setdefault(processors, (processors,))
         )
-        put(job, "work_estimate", work_estimate)
-        put(job, "deadline", deadline)
-        put(job, "client", client)
-        put(job, "kind", kind)
-        put(job, "best_effort", best_effort)
-        put(job, "swf_job", swf_job)
-        put(job, "planned_work", work_estimate)
+        set_estimate(job, work_estimate)
+        set_deadline(job, deadline)
+        set_client(job, client)
+        set_kind(job, kind)
+        set_best_effort(job, best_effort)
+        set_swf_job(job, swf_job)
+        set_planned(job, work_estimate)
         return job
 
     def runtime(self, processors: int) -> float:
@@ -139,3 +143,7 @@ class Job:
 
     def __repr__(self) -> str:
         return f"Job({self.id}, arrival={self.arrival:.3f}, work={self.work:.3f}, {self.shapes})"
+
+
+#: Each field's slot setter, in the class's field order (:meth:`Job.rigid`).
+_SLOT_SETTERS = tuple(vars(Job)[f.name].__set__ for f in fields(Job))

@@ -86,6 +86,21 @@ def test_rigid_job_convention() -> None:
     assert job.shapes == (8,)
 
 
+def test_a_rigid_job_built_without_checks_is_the_constructors_job_field_for_field() -> None:
+    given = {"deadline": 9.5, "client": "c", "kind": "deadline", "best_effort": True, "swf_job": 7}
+    fast = Job.rigid(4, 1.5, 20.0, WORTH_48, 8, 24.0, **given)
+    made = Job(4, 1.5, 20.0, WORTH_48, 0.0, (8,), 24.0, **given)
+    assert type(fast) is Job
+    for field in dataclasses.fields(Job):
+        assert getattr(fast, field.name) == getattr(made, field.name), field.name
+    assert fast.planned_work == 24.0 and fast.shapes == (8,)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.work = 1.0  # type: ignore[misc]
+    defaults = Job.rigid(5, 0.0, 3.0, WORTH_48, 3, 3.0)
+    assert (defaults.deadline, defaults.client, defaults.kind) == (None, None, "")
+    assert (defaults.best_effort, defaults.swf_job) == (False, None)
+
+
 # -- attributes --------------------------------------------------------------------------------
 def test_defaults() -> None:
     job = make()
