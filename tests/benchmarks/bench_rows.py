@@ -77,8 +77,9 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
     cli = f.get("mesa_cli")  # (None in figures saved before this probe was measured)
     if cli is not None:
         against_loop(
-            "what bounds the process: `import mesa` alone, as `gridmarket` imports it (one "
-            "BLAS thread, the modules it never uses deferred), vs the loop's process",
+            "what bounds the process: `import mesa` alone, as `gridmarket run` imports it (one "
+            "BLAS thread, pandas without pyarrow, the modules it never uses deferred), vs the "
+            "loop's process",
             cli["cpu"],
         )
         against_loop(

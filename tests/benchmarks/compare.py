@@ -37,10 +37,11 @@ from tests.benchmarks.replay_script import SDSC, scenario_data  # noqa: E402
 
 PY = sys.executable
 STARTUP_ROUNDS = 3  # times --rounds, for the start-up probes (see run_all)
-#: ``import mesa`` as a built-in command's process does it (market/cli/startup.py)
+#: ``import mesa`` as ``gridmarket run`` does it, writing no Parquet (market/cli/startup.py)
 MESA_AS_THE_CLI_IMPORTS_IT = (
     "from market.cli.threads import one_blas_thread; one_blas_thread(); "
-    "from market.cli.startup import defer_unused_mesa; defer_unused_mesa(); import mesa"
+    "from market.cli.startup import defer_unused_mesa, pandas_without_arrow; "
+    "pandas_without_arrow(); defer_unused_mesa(); import mesa"
 )
 
 
