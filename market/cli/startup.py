@@ -1,14 +1,16 @@
-"""Mesa's modules that no built-in command uses, deferred to their first use
-(:func:`defer_unused_mesa`), set once when a built-in command starts, before Mesa is imported;
-Mesa's own import spared reading the source of every frame up the stack (:class:`PlainFrames`);
-and pandas imported without pyarrow for a command that writes no Parquet
-(:func:`pandas_without_arrow`).
+"""Mesa's modules that no built-in command uses, and asyncio, which Mesa's import pulls in, deferred
+to their first use (:func:`defer_unused_mesa`), set once when a built-in command starts, before
+Mesa is imported; Mesa's own import spared reading the source of every frame up the stack and the
+file of every module loaded (:class:`PlainFrames`); and pandas imported without pyarrow for a
+command that writes no Parquet (:func:`pandas_without_arrow`).
 
 ``import mesa`` runs every subpackage Mesa's ``__init__`` names: the grids (``discrete_space``,
 which imports ``scipy.spatial`` and networkx), the legacy ``space`` (networkx again) and the
 experimental ``continuous_space`` (``scipy.spatial.distance``), and a market has no space. Each
 is registered as a module whose code runs when something first reads a name from it
-(``from mesa.discrete_space import ...`` included: a user's own policy may), and not before.
+(``from mesa.discrete_space import ...`` included: a user's own policy may), and not before. So
+is asyncio, which ``mesa.batchrunner`` pulls in through ``tqdm.auto``, whose asyncio flavour reads
+nothing from it until used.
 The import system's own attributes (``__file__``, ``__path__``, ``__spec__``...) are there from
 the start, so that what only looks at modules (Mesa's logging walks ``sys.modules`` through
 :func:`inspect.getmodule` when ``mesa.model`` is imported) loads nothing. The standard
@@ -25,6 +27,9 @@ from importlib.machinery import ModuleSpec, PathFinder
 
 #: Modules of Mesa's that Mesa's ``__init__`` imports and no built-in command reads.
 UNUSED_MESA = frozenset({"mesa.discrete_space", "mesa.space", "mesa.experimental.continuous_space"})
+#: Modules Mesa's ``__init__`` imports through another package's (``tqdm.auto``) and no built-in
+#: command reads.
+UNUSED_BELOW_MESA = frozenset({"asyncio"})
 
 _RUNNING = threading.RLock()  # (one deferred module's code runs at a time)
 
@@ -73,13 +78,30 @@ def _plain_frames(frame: types.FrameType | None) -> list[inspect.FrameInfo]:
     return frames
 
 
+def _frame_module(getmodule):
+    """:func:`inspect.getmodule` (``getmodule``) answering for the frame of a module's own code
+    from the frame: the module its globals name, when that module's file is the frame's code's.
+    The standard one finds it by the file, resolving the path of every module loaded (a
+    ``realpath`` each, a system call per path component) the first time it is asked."""
+
+    def module_of(obj, _filename=None):
+        if isinstance(obj, types.FrameType):
+            module = sys.modules.get(obj.f_globals.get("__name__"))
+            if module is not None and getattr(module, "__file__", None) == obj.f_code.co_filename:
+                return module
+        return getmodule(obj, _filename)
+
+    return module_of
+
+
 class PlainFrames:
     """While Mesa's package runs: :func:`inspect.stack` and :func:`inspect.getouterframes` as
-    :func:`_plain_frames` gives them. Mesa's logging names each module's logger after the
-    caller of ``create_module_logger`` or ``method_logger`` (``mesa.mesa_logging``), which the
-    standard ones find by reading the source of every frame up the stack (and searching
-    ``sys.modules`` for each frame of the import system's). Only the frames' names and objects
-    are read there."""
+    :func:`_plain_frames` gives them, and :func:`inspect.getmodule` as :func:`_frame_module`
+    does. Mesa's logging names each module's logger after the caller of
+    ``create_module_logger`` or ``method_logger`` (``mesa.mesa_logging``), which the standard
+    ones find by reading the source of every frame up the stack (and searching ``sys.modules``
+    for each frame of the import system's), then by the caller's file. Only the frames' names
+    and objects are read there."""
 
     def __init__(self, loader) -> None:
         self.loader = loader
@@ -88,13 +110,14 @@ class PlainFrames:
         return self.loader.create_module(spec)
 
     def exec_module(self, module: types.ModuleType) -> None:
-        stack, outer = inspect.stack, inspect.getouterframes
+        stack, outer, getmodule = inspect.stack, inspect.getouterframes, inspect.getmodule
         inspect.stack = lambda context=1: _plain_frames(sys._getframe(1))
         inspect.getouterframes = lambda frame, context=1: _plain_frames(frame)
+        inspect.getmodule = _frame_module(getmodule)
         try:
             self.loader.exec_module(module)
         finally:
-            inspect.stack, inspect.getouterframes = stack, outer
+            inspect.stack, inspect.getouterframes, inspect.getmodule = stack, outer, getmodule
 
 
 class DeferUnused:
@@ -121,10 +144,11 @@ class DeferUnused:
 
 
 def defer_unused_mesa() -> bool:
-    """Defer :data:`UNUSED_MESA` in this process; whether it did (not once Mesa is imported)."""
+    """Defer :data:`UNUSED_MESA` and :data:`UNUSED_BELOW_MESA` in this process; whether it did (not
+    once Mesa is imported)."""
     if "mesa" in sys.modules or any(isinstance(f, DeferUnused) for f in sys.meta_path):
         return False
-    sys.meta_path.insert(0, DeferUnused(UNUSED_MESA))
+    sys.meta_path.insert(0, DeferUnused(UNUSED_MESA | UNUSED_BELOW_MESA))
     return True
 
 

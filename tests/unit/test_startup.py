@@ -28,6 +28,10 @@ def fresh(code: str) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
+UNUSED = (
+    "from market.cli.startup import UNUSED_MESA, UNUSED_BELOW_MESA\n"
+    "UNUSED = UNUSED_MESA | UNUSED_BELOW_MESA\n"
+)
 STATE = """
 def state():
     kinds = {name: type(sys.modules[name]).__name__ for name in sorted(UNUSED)}
@@ -37,9 +41,7 @@ def state():
 
 def test_a_run_imports_none_of_the_deferred_modules_nor_scipy_or_networkx():
     out = fresh(
-        "from market.cli.startup import UNUSED_MESA as UNUSED\n"
-        + STATE
-        + "assert defer_unused_mesa()\n"
+        UNUSED + STATE + "assert defer_unused_mesa()\n"
         "from market import GridMarket\n"
         "from market.inputs.scenario import load\n"
         "result = GridMarket(load('profit/default'), seed=3).run()\n"
@@ -52,19 +54,26 @@ def test_a_run_imports_none_of_the_deferred_modules_nor_scipy_or_networkx():
 
 def test_each_deferred_module_works_from_its_first_use():
     out = fresh(
-        "from market.cli.startup import UNUSED_MESA as UNUSED\n" + STATE + "defer_unused_mesa()\n"
+        UNUSED + STATE + "defer_unused_mesa()\n"
         "import importlib, mesa\n"
         "from mesa.discrete_space import OrthogonalMooreGrid\n"  # a name: runs the package
         "grid = OrthogonalMooreGrid((3, 4), torus=True, random=mesa.Model(rng=1).random)\n"
         "from mesa.experimental.continuous_space import *\n"  # reads __all__
         "legacy = mesa.space.MultiGrid(2, 2, torus=False)\n"
         "importlib.reload(mesa.space)\n"  # a reload runs the module again, at once
+        "import asyncio\n"
+        "async def seven():\n"
+        "    return 7\n"
+        "from tqdm.asyncio import tqdm_asyncio\n"  # (Mesa's tqdm.auto: asyncio's flavour)
+        "ran, bar = asyncio.run(seven()), len(list(tqdm_asyncio(range(3), disable=True)))\n"
         "print(json.dumps({**state(), 'cells': len(grid.all_cells),\n"
-        "    'star': 'ContinuousSpace' in dir(), 'legacy': legacy.width}))\n"
+        "    'star': 'ContinuousSpace' in dir(), 'legacy': legacy.width,\n"
+        "    'async': ran, 'bar': bar}))\n"
     )
     assert set(out["kinds"].values()) == {"module"}
     assert out["scipy"] is True and out["networkx"] is True
     assert (out["cells"], out["star"], out["legacy"]) == (12, True, 2)
+    assert (out["async"], out["bar"]) == (7, 3)
 
 
 def test_a_submodule_imported_first_leaves_its_package_deferred_until_a_name_is_read():
@@ -117,14 +126,14 @@ LOGGERS = (
 def test_mesa_imported_with_plain_frames_names_its_loggers_as_it_would_and_restores_inspect():
     plain = fresh(
         "import inspect\n"
-        "stack, outer = inspect.stack, inspect.getouterframes\n"
+        "stack, outer, getmodule = inspect.stack, inspect.getouterframes, inspect.getmodule\n"
         "defer_unused_mesa()\n"
         "import mesa\n" + LOGGERS + "restored = [inspect.stack is stack,\n"
-        "    inspect.getouterframes is outer]\n"
+        "    inspect.getouterframes is outer, inspect.getmodule is getmodule]\n"
         "print(json.dumps([names, restored]))\n"
     )
     usual = fresh("import mesa\n" + LOGGERS + "print(json.dumps(names))\n")
-    assert plain == [usual, [True, True]]
+    assert plain == [usual, [True, True, True]]
     assert "MESA.mesa.model" in usual
 
 
@@ -138,3 +147,19 @@ def test_plain_frames_are_the_frames_up_the_stack_with_their_names():
     assert frames[1].frame is here
     assert frames[0].filename == __file__ and frames[0].code_context is None
     assert len(frames) == len(inspect.stack(0)) + 1  # (inner's own frame too)
+
+
+def test_the_module_of_a_frame_is_the_one_its_globals_name_when_it_holds_the_frames_code():
+    asked = []
+
+    def by_file(obj, _filename=None):  # (stands for inspect.getmodule)
+        asked.append(obj)
+        return "by file"
+
+    module_of = startup._frame_module(by_file)
+    assert module_of(sys._getframe()) is sys.modules[__name__]
+    assert asked == []
+    # A frame of code from another file run in this module's globals: found by its file.
+    other = eval(compile("sys._getframe()", "elsewhere.py", "eval"), globals())
+    assert module_of(other) == "by file" and asked == [other]
+    assert module_of(startup) == "by file"  # (not a frame: as the standard one answers)
