@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from market.cli import qbets as qbets_cli
@@ -27,15 +26,17 @@ from market.cli.startup import defer_unused_mesa
 from market.cli.sweep import report_command, sweep_command
 from market.cli.threads import one_blas_thread
 from market.cli.usage import Parser, UsageError, in_range, parse, shortened
-from market.cli.version import version
+from market.cli.version import VersionAction
 
 if TYPE_CHECKING:  # (each command imports what it runs when it runs: market/cli/ending.py)
     pass
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(plugin_commands: bool = True) -> argparse.ArgumentParser:
+    """The command line's parser; ``plugin_commands=False``: without the commands other packages
+    add (:func:`plugins`), which a built-in command named first never reaches."""
     parser = Parser(prog="gridmarket", description="Simulate compute markets.")
-    parser.add_argument("--version", action="version", version=f"gridmarket {version()}")
+    parser.add_argument("--version", action=VersionAction)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     run = commands.add_parser("run", help="run a scenario and print its summary")
     run.add_argument("scenario", help="a scenario file, or a name such as profit/default")
@@ -126,7 +127,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_reproduce(commands)
 
-    for plugin in plugins().values():
+    for plugin in plugins().values() if plugin_commands else ():
         plugin.add_arguments(commands.add_parser(plugin.NAME, help=plugin.HELP))
     return parser
 
@@ -149,6 +150,8 @@ def may_use_parquet(args: argparse.Namespace) -> bool:
 def plugins() -> dict[str, Any]:
     """Commands other packages register under the ``gridmarket.commands`` entry point (the
     dashboard's): modules with ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args)``."""
+    from importlib import metadata
+
     found = {}
     for entry in metadata.entry_points(group=PLUGIN_GROUP):
         module = entry.load()
@@ -164,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     the process at once (:func:`market.cli.ending.exit_now`)."""
     _user_modules_importable()
     try:
-        args = parse(_parser(), argv)
+        words = sys.argv[1:] if argv is None else argv
+        args = parse(_parser(plugin_commands=not words or words[0] not in BUILT_IN), argv)
         if argv is None and args.command in BUILT_IN:  # the whole process is the command's
             one_blas_thread()  # (first: numpy, which starts them, comes with pandas below)
             tune_process_memory(arrow=may_use_parquet(args))  # (a plugin's, e.g. the dashboard's

@@ -94,3 +94,31 @@ def test_the_model_imports_no_scenario_machinery_nor_scipy_stats():
     modules = set(json.loads(done.stdout))
     assert "market.sim.model" in modules
     assert {m.split(".")[0] for m in modules} == {"market", "agents"}
+
+
+def test_a_built_in_command_reads_no_package_metadata_and_help_lists_the_plugins(monkeypatch):
+    from market.cli import main as cli_main
+    from market.cli import version as cli_version
+
+    read = []
+    monkeypatch.setattr(cli_main, "plugins", lambda: read.append("plugins") or {})
+    monkeypatch.setattr(cli_version, "version", lambda: read.append("version") or "9.9")
+    assert cli_main.main(["scenarios", "profit"]) == 0
+    assert read == []  # neither the plugins' entry points nor the version looked up
+    with pytest.raises(SystemExit):
+        cli_main.main(["--version"])
+    assert read == ["plugins", "version"]  # (a command line not naming a built-in first)
+    monkeypatch.undo()
+    parser = cli_main._parser()  # every command, plugins' too, as --help lists them
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    assert "dashboard" in commands and set(cli_main.BUILT_IN) <= set(commands)
+
+
+def test_version_prints_the_installed_version_as_argparse_would(capsys):
+    from market.cli.main import main
+    from market.cli.version import version
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"gridmarket {version()}\n"
