@@ -1,19 +1,19 @@
-"""Mesa's modules that no built-in command uses, and asyncio, which Mesa's import pulls in, deferred
-to their first use (:func:`defer_unused_mesa`), set once when a built-in command starts, before
-Mesa is imported; Mesa's own import spared reading the source of every frame up the stack and the
-file of every module loaded (:class:`PlainFrames`); and pandas imported without pyarrow for a
-command that writes no Parquet (:func:`pandas_without_arrow`).
+"""Mesa's modules that no built-in command uses, and two of the standard library's that Mesa's
+import pulls in, deferred to their first use (:func:`defer_unused_mesa`), set once when a
+built-in command starts, before Mesa is imported; Mesa's own import spared reading the source of
+every frame up the stack and the file of every module loaded (:class:`PlainFrames`); and pandas
+imported without pyarrow for a command that writes no Parquet (:func:`pandas_without_arrow`).
 
 ``import mesa`` runs every subpackage Mesa's ``__init__`` names: the grids (``discrete_space``,
 which imports ``scipy.spatial`` and networkx), the legacy ``space`` (networkx again) and the
 experimental ``continuous_space`` (``scipy.spatial.distance``), and a market has no space. Each
 is registered as a module whose code runs when something first reads a name from it
 (``from mesa.discrete_space import ...`` included: a user's own policy may), and not before. So
-is asyncio, which ``mesa.batchrunner`` pulls in through ``tqdm.auto``, whose asyncio flavour reads
-nothing from it until used.
+are asyncio, which ``mesa.batchrunner`` pulls in through ``tqdm.auto``, and sqlite3, which Mesa's
+experimental data recorders import: neither reads anything from it until used.
 The import system's own attributes (``__file__``, ``__path__``, ``__spec__``...) are there from
-the start, so that what only looks at modules (Mesa's logging walks ``sys.modules`` through
-:func:`inspect.getmodule` when ``mesa.model`` is imported) loads nothing. The standard
+the start, so that what only looks at modules (:func:`inspect.getmodule` walks ``sys.modules``,
+as Mesa's logging would when ``mesa.model`` is imported) loads nothing. The standard
 library's :class:`importlib.util.LazyLoader` loads on any attribute, those included.
 """
 
@@ -27,9 +27,9 @@ from importlib.machinery import ModuleSpec, PathFinder
 
 #: Modules of Mesa's that Mesa's ``__init__`` imports and no built-in command reads.
 UNUSED_MESA = frozenset({"mesa.discrete_space", "mesa.space", "mesa.experimental.continuous_space"})
-#: Modules Mesa's ``__init__`` imports through another package's (``tqdm.auto``) and no built-in
-#: command reads.
-UNUSED_BELOW_MESA = frozenset({"asyncio"})
+#: Modules of the standard library's that Mesa's ``__init__`` pulls in and no built-in command
+#: reads: asyncio (through ``tqdm.auto``) and sqlite3 (Mesa's experimental data recorders).
+UNUSED_BELOW_MESA = frozenset({"asyncio", "sqlite3"})
 
 _RUNNING = threading.RLock()  # (one deferred module's code runs at a time)
 
