@@ -6,15 +6,13 @@ imported without pyarrow for a command that writes no Parquet (:func:`pandas_wit
 
 ``import mesa`` runs every subpackage Mesa's ``__init__`` names: the grids (``discrete_space``,
 which imports ``scipy.spatial`` and networkx), the legacy ``space`` (networkx again) and the
-experimental ``continuous_space`` (``scipy.spatial.distance``), and a market has no space. Each
-is registered as a module whose code runs when something first reads a name from it
-(``from mesa.discrete_space import ...`` included: a user's own policy may), and not before. So
-are asyncio, which ``mesa.batchrunner`` pulls in through ``tqdm.auto``, and sqlite3, which Mesa's
-experimental data recorders import: neither reads anything from it until used.
-The import system's own attributes (``__file__``, ``__path__``, ``__spec__``...) are there from
-the start, so that what only looks at modules (:func:`inspect.getmodule` walks ``sys.modules``,
-as Mesa's logging would when ``mesa.model`` is imported) loads nothing. The standard
-library's :class:`importlib.util.LazyLoader` loads on any attribute, those included.
+experimental ``continuous_space``, and a market has no space; it also imports asyncio (through
+``tqdm.auto``) and sqlite3 (Mesa's data recorders), reading nothing from either. Each becomes a
+module whose code runs at the first read of a name from it (``from mesa.discrete_space import
+...`` included: a user's own policy may). The import system's own attributes (``__file__``,
+``__path__``...) are there from the start, so that what only looks at modules
+(:func:`inspect.getmodule`) loads nothing; the standard library's
+:class:`importlib.util.LazyLoader` loads on any attribute.
 """
 
 from __future__ import annotations
@@ -87,7 +85,7 @@ def _frame_module(getmodule):
     def module_of(obj, _filename=None):
         if isinstance(obj, types.FrameType):
             module = sys.modules.get(obj.f_globals.get("__name__"))
-            if module is not None and getattr(module, "__file__", None) == obj.f_code.co_filename:
+            if module is not None and vars(module).get("__file__") == obj.f_code.co_filename:
                 return module
         return getmodule(obj, _filename)
 
