@@ -171,8 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parse(_parser(plugin_commands=not words or words[0] not in BUILT_IN), argv)
         if argv is None and args.command in BUILT_IN:  # the whole process is the command's
             one_blas_thread()  # (first: numpy, which starts them, comes with pandas below)
-            tune_process_memory(arrow=may_use_parquet(args))  # (a plugin's, e.g. the dashboard's
-            # server, keeps glibc's own)
+            # (a plugin's process, e.g. the dashboard's server, keeps glibc's malloc settings)
+            tune_process_memory(arrow=may_use_parquet(args))
             defer_unused_mesa()  # (a plugin's process imports Mesa whole)
         if args.command == "run":
             code = run_command(args)

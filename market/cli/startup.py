@@ -163,5 +163,5 @@ def pandas_without_arrow() -> bool:
     try:
         import pandas  # noqa: F401
     finally:
-        del sys.modules["pyarrow"]
+        sys.modules.pop("pyarrow", None)  # (importable again)
     return True
