@@ -21,7 +21,7 @@ from market.cli import scenarios as scenarios_cli
 from market.cli.ending import exit_now, one_line_error
 from market.cli.memory import tune_process_memory
 from market.cli.reproduce import add_reproduce, reproduce_command
-from market.cli.run import run_command
+from market.cli.run import run_command, writes_parquet
 from market.cli.startup import defer_unused_mesa
 from market.cli.sweep import report_command, sweep_command
 from market.cli.threads import one_blas_thread
@@ -139,12 +139,8 @@ BUILT_IN = ("run", "sweep", "report", "reproduce", "calibrate", "scenarios", "tr
 
 def may_use_parquet(args: argparse.Namespace) -> bool:
     """Whether the command may read or write Parquet (pandas then needs pyarrow): every command
-    but a ``run`` whose ``--jobs-out`` and ``--market-out`` are not ``.parquet`` files."""
-    if args.command != "run":
-        return True
-    return any(
-        str(path).lower().endswith(".parquet") for path in (args.jobs_out, args.market_out) if path
-    )
+    but a ``run`` that writes no Parquet file (:func:`market.cli.run.writes_parquet`)."""
+    return args.command != "run" or writes_parquet(args)
 
 
 def plugins() -> dict[str, Any]:

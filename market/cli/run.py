@@ -137,11 +137,21 @@ def _jobs_format(path: Path | None, chosen: str | None) -> str:
     return fmt
 
 
+def writes_parquet(args: argparse.Namespace) -> bool:
+    """Whether this ``run`` writes a Parquet file (its ``--jobs-out`` or ``--market-out``): it
+    then needs pandas with pyarrow (market/cli/startup.py)."""
+    return any(_is_parquet(Path(path)) for path in (args.jobs_out, args.market_out) if path)
+
+
+def _is_parquet(path: Path) -> bool:
+    return path.suffix.lower() == ".parquet"
+
+
 def _write_frame(frame: pd.DataFrame, path: Path, option: str) -> None:
     """``frame`` as Parquet, JSON (records, every float exact) or CSV, by ``path``'s suffix."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if path.suffix.lower() == ".parquet":
+        if _is_parquet(path):
             frame.to_parquet(path, index=False)
         elif path.suffix.lower() == ".json":
             path.write_text(json.dumps(json_records(frame), indent=2) + "\n", encoding="utf-8")
