@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from market.cli import qbets as qbets_cli
 from market.cli import scenarios as scenarios_cli
 from market.cli.ending import exit_now, one_line_error
-from market.cli.memory import tune_process_memory
+from market.cli.memory import collector_off, tune_process_memory
 from market.cli.reproduce import add_reproduce, reproduce_command
 from market.cli.run import run_command, writes_parquet
 from market.cli.startup import defer_unused_mesa
@@ -167,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parse(_parser(plugin_commands=not words or words[0] not in BUILT_IN), argv)
         if argv is None and args.command in BUILT_IN:  # the whole process is the command's
             one_blas_thread()  # (first: numpy, which starts them, comes with pandas below)
+            if args.command == "run":  # (one scenario's runs, then the process ends)
+                collector_off()
             # (a plugin's process, e.g. the dashboard's server, keeps glibc's malloc settings)
             tune_process_memory(arrow=may_use_parquet(args))
             defer_unused_mesa()  # (a plugin's process imports Mesa whole)

@@ -11,10 +11,13 @@
 - a command that writes no Parquet imports pandas as if pyarrow were not installed
   (:func:`market.cli.startup.pandas_without_arrow`): pandas loads pyarrow, its optional
   dependency, at import, and such a command never uses it.
+- ``gridmarket run`` runs without the cyclic garbage collector, whose passes would walk the
+  run's objects for little garbage; each variant frees the one before (:func:`free_cycles`).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 
 from market.cli.startup import pandas_without_arrow
@@ -51,3 +54,16 @@ def fix_mmap_threshold(size: int) -> bool:
         return ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, size) == 1
     except (ValueError, OSError, AttributeError):
         return False
+
+
+def collector_off() -> None:
+    """Turn the cyclic garbage collector off for the rest of this process (reference counting
+    still frees everything outside cycles): for a process that runs one command and ends."""
+    gc.disable()
+
+
+def free_cycles() -> None:
+    """Free the garbage in reference cycles now (a finished variant's model and agents) if the
+    collector is off (:func:`collector_off`); with it on, it does so by itself."""
+    if not gc.isenabled():
+        gc.collect()

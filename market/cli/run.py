@@ -24,6 +24,7 @@ def run_command(args: argparse.Namespace, out=None) -> int:
     """``gridmarket run``: every variant of the scenario on one seed."""
     import pandas as pd
 
+    from market.cli.memory import free_cycles
     from market.cli.progress import RunProgress
     from market.cli.tables import chosen_columns, print_run_tables, run_frames, run_records
     from market.inputs.limits import MAX_SEED
@@ -63,10 +64,14 @@ def run_command(args: argparse.Namespace, out=None) -> int:
         results = []
         for label, variant in variants:
             progress.running(label)
+            if results:
+                free_cycles()  # the variant before: its model is garbage by now
             try:
                 model = GridMarket(variant, seed=args.seed)
                 progress.watch(model)
-                results.append((label, variant, model.run(jobs=jobs_out is not None)))
+                result = model.run(jobs=jobs_out is not None)
+                model = None  # (not kept: the result holds what the tables need)
+                results.append((label, variant, result))
             except (MarketStalled, ScenarioError, SwfError) as exc:  # one line: say which run
                 where = args.scenario if len(variants) == 1 else f"{args.scenario}: {label}"
                 before = "the variant" if len(results) == 1 else f"the {len(results)} variants"

@@ -78,8 +78,8 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
     if cli is not None:
         against_loop(
             "what bounds the process: `import mesa` alone, as `gridmarket run` imports it (one "
-            "BLAS thread, pandas without pyarrow, the modules it never uses deferred), vs the "
-            "loop's process",
+            "BLAS thread, no cyclic collector, pandas without pyarrow, the modules it never uses "
+            "deferred), vs the loop's process",
             cli["cpu"],
         )
         against_loop(

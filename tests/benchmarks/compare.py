@@ -40,6 +40,7 @@ STARTUP_ROUNDS = 3  # times --rounds, for the start-up probes (see run_all)
 #: ``import mesa`` as ``gridmarket run`` does it, writing no Parquet (market/cli/startup.py)
 MESA_AS_THE_CLI_IMPORTS_IT = (
     "from market.cli.threads import one_blas_thread; one_blas_thread(); "
+    "from market.cli.memory import collector_off; collector_off(); "
     "from market.cli.startup import defer_unused_mesa, pandas_without_arrow; "
     "pandas_without_arrow(); defer_unused_mesa(); import mesa"
 )

@@ -2,22 +2,26 @@
 fixed (checked in a fresh process, where a freed big block would otherwise raise it), a no-op
 that never raises elsewhere, pandas' text columns in Python strings, pyarrow's pool set to
 malloc unless the user chose one, made only when a built-in command is the whole process (as
-are the Mesa modules it defers, market/cli/startup.py)."""
+are the Mesa modules it defers, market/cli/startup.py); ``run`` as its own process without the
+cyclic collector, each variant's model freed before the next is built."""
 
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import subprocess
 import sys
+import weakref
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from market.cli import main as cli_main
 from market.cli import memory
-from tests.conftest import ROOT
+from tests.conftest import ROOT, synthetic_swf
 
 
 def glibc() -> bool:
@@ -140,3 +144,58 @@ def test_only_the_console_script_tunes_its_process(monkeypatch, capsys):
     assert calls == ["threads", "memory, arrow True", "unused mesa"]  # (threads before numpy; the
     # threads: tests/unit/test_blas_threads.py; the Mesa modules: tests/unit/test_startup.py)
     assert "profit/default" in capsys.readouterr().out
+
+
+def tiny_scenario(tmp_path, variants: dict | None = None) -> str:
+    trace = synthetic_swf(tmp_path / "t.swf", n=20)
+    data = {
+        "name": "t",
+        "resource_providers": [{"name": "pool", "capacity": 16, "price": 0.0}],
+        "service_providers": [{"name": "site", "scheduler": "easy", "admission": "accept_all"}],
+        "clients": [{"name": "users", "workload": {"kind": "swf", "trace": str(trace)}}],
+    }
+    if variants:
+        data["variants"] = variants
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
+def test_only_a_run_as_its_own_process_turns_the_collector_off(monkeypatch, tmp_path, capsys):
+    calls = []
+    for name in ("one_blas_thread", "defer_unused_mesa"):
+        monkeypatch.setattr(cli_main, name, lambda: None)
+    monkeypatch.setattr(cli_main, "tune_process_memory", lambda arrow: None)
+    monkeypatch.setattr(cli_main, "collector_off", lambda: calls.append("collector off"))
+    monkeypatch.setattr(cli_main, "exit_now", lambda code: calls.append(f"exit {code}"))
+    path = tiny_scenario(tmp_path)
+    assert cli_main.main(["run", path]) == 0  # called from Python: the caller's process
+    monkeypatch.setattr(sys, "argv", ["gridmarket", "scenarios", "profit"])
+    assert cli_main.main() == 0
+    assert calls == []
+    monkeypatch.setattr(sys, "argv", ["gridmarket", "run", path])
+    cli_main.main()
+    assert calls == ["collector off", "exit 0"]
+    assert capsys.readouterr().out.count("t (seed 1)") == 2
+
+
+def test_with_the_collector_off_a_variant_is_freed_before_the_next_is_built(monkeypatch, tmp_path):
+    import market.sim.model
+
+    alive = []  # weak references to every model built
+
+    class Watched(market.sim.model.GridMarket):
+        def __init__(self, *args, **kwargs):
+            assert all(model() is None for model in alive), "a variant before is alive"
+            super().__init__(*args, **kwargs)
+            alive.append(weakref.ref(self))
+
+    monkeypatch.setattr(market.sim.model, "GridMarket", Watched)
+    path = tiny_scenario(tmp_path, {"A": {}, "B": {}, "C": {}})
+    gc.collect()
+    gc.disable()
+    try:
+        assert cli_main.main(["run", path, "--format", "csv"]) == 0
+    finally:
+        gc.enable()
+    assert len(alive) == 3
