@@ -18,7 +18,6 @@ import heapq
 import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import partial
 from types import MethodType
 from typing import Any
 from weakref import ref
@@ -47,6 +46,9 @@ _EVENT_FIELDS = frozenset(
     {"time", "priority", "_canceled", "fn", "unique_id", "function_args", "function_kwargs"}
 )
 _new_event = Event.__new__
+#: The arguments of every event :meth:`Clock.at` builds: none, shared (Mesa only unpacks them)
+_NO_ARGS: tuple = ()
+_NO_KWARGS: dict = {}
 
 
 class Clock:
@@ -59,7 +61,7 @@ class Clock:
         self.fast = fast
         self.ticks_per_hour = ticks_per_hour
         self.at_once = 0  # end-of-instant work done at once instead of in an event
-        self._kept: dict[MethodType, partial] = {}  # the callable each method's events hold
+        self._kept: dict[MethodType, MethodType] = {}  # the method each method's events hold
         # (Mesa internals: the fast clock reads Mesa's event list when it has one)
         self._event_list = getattr(model, "_event_list", None)
         # Build handlers' events here (see the module docstring), or leave it all to Mesa
@@ -98,20 +100,20 @@ class Clock:
     def at(self, time: float, callback: Callable[[], Any], priority=Priority.DEFAULT) -> Event:
         """Schedule ``callback`` (an agent's bound method, or any callable kept alive by its
         owner: Mesa holds it weakly) at ``time`` (not before the model's time). Fast, the event
-        of a bound method is built here, as Mesa would build it, around a callable the clock
-        keeps (one per method: a WeakMethod per event costs a tenth of a trace replay)."""
+        of a bound method is built here, as Mesa would build it, around the first equal bound
+        method, which the clock keeps (a WeakMethod per event costs a tenth of a trace replay)."""
         if self._builds and type(callback) is MethodType:
             fn = self._kept.get(callback)
             if fn is None:
-                fn = self._kept[callback] = partial(callback)
+                fn = self._kept[callback] = callback
             event = _new_event(Event)  # (its fields set one by one, as Mesa's __init__ does:
             event.time = time  # they stay inline, where the heap's __lt__ reads them fast)
             event.priority = int(priority)
             event._canceled = False
             event.fn = ref(fn)
             event.unique_id = next(Event._ids)
-            event.function_args = []
-            event.function_kwargs = {}
+            event.function_args = _NO_ARGS
+            event.function_kwargs = _NO_KWARGS
             heapq.heappush(self._event_list._events, event)
             return event
         return self.model.schedule_event(callback, at=time, priority=priority)
@@ -134,8 +136,13 @@ class Clock:
                 continue
             model._time = event.time
             fn = event.fn()
-            if fn is not None:
-                fn(*event.function_args, **event.function_kwargs)
+            if fn is None:
+                continue
+            args = event.function_args
+            if args is _NO_ARGS:  # (built by :meth:`at`)
+                fn()
+            else:
+                fn(*args, **event.function_kwargs)
         model.time = until
 
     def completions(self, handle: Callable[[list[Any], float], None]) -> Completions:

@@ -1,6 +1,5 @@
 """The clock's events (market/sim/clock.py): the events it builds itself when fast are Mesa's own,
-in
-Mesa's order, and anything it cannot build goes through Mesa's ``schedule_event``."""
+in Mesa's order, and anything it cannot build goes through Mesa's ``schedule_event``."""
 
 from __future__ import annotations
 
@@ -37,7 +36,8 @@ def test_a_fast_clock_builds_the_event_mesa_would():
     assert set(vars(built)) == set(vars(by_mesa))
     assert (built.time, built.priority, built.CANCELED) == (2.0, Priority.HIGH.value, False)
     assert built.unique_id < by_mesa.unique_id  # Mesa's id counter
-    assert built.fn().func == r.a  # the callable the clock keeps for the method
+    assert built.fn() == r.a  # the method, kept by the clock (Mesa's event holds it weakly)
+    assert not built.function_args and not built.function_kwargs  # (no arguments)
     assert clock.at(3.0, r.a).fn() is built.fn()  # one per method, however many events
     assert built in model._event_list._events
 
