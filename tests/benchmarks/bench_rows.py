@@ -19,6 +19,17 @@ def parsed(out: str) -> dict[str, float]:
     return {k: float(v) for k, v in (line.split() for line in out.splitlines() if line.strip())}
 
 
+def by_round(ours: dict, theirs: dict) -> str:
+    """The range of ``theirs`` over ``ours`` round by round (the two ran one after the other in
+    each round, so a machine that slows for a while slows both), as ``" (A to B by round)"``;
+    empty for figures saved without their rounds or with fewer than two."""
+    pairs = list(zip(ours.get("cpus", ()), theirs.get("cpus", ()), strict=False))  # (both ran)
+    if len(pairs) < 2:
+        return ""
+    ratios = [b / a for a, b in pairs]
+    return f" ({min(ratios):.1f}x to {max(ratios):.1f}x by round)"
+
+
 def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
     """``(measure, gridmarket, reference, ratio, target)`` for every figure measured."""
     out = []
@@ -95,7 +106,7 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
                     f"SDSC-SP2 EASY: `gridmarket run` vs {label}",
                     f"{whole:.2f} s",
                     f"{theirs:.2f} s",
-                    f"{theirs / whole:.1f}x faster",
+                    f"{theirs / whole:.1f}x faster{by_round(f['gm_run'], f[name])}",
                     ">= 10x faster",
                 )
             )

@@ -174,6 +174,7 @@ def run_all(args) -> dict:
     for name, runs in samples.items():
         figures[name] = {
             "cpu": statistics.median(r[0] for r in runs),
+            "cpus": [r[0] for r in runs],  # (by round: those of one round ran side by side)
             "rss": statistics.median(r[1] for r in runs),
             "out": runs[-1][2],
             "outs": [r[2] for r in runs],
