@@ -67,6 +67,25 @@ def synthetic_swf(
     return write_swf(path, records, {"MaxProcs": procs, "UnixStartTime": 800000000})
 
 
+def easy_trace_scenario(tmp_path: Path, **extra) -> str:
+    """A scenario file in ``tmp_path``: EASY accepting every job of a 20-job synthetic trace
+    (:func:`synthetic_swf`) on a free pool of 16 processors, with ``extra`` top-level keys
+    (``variants``, ``sweep``); its path."""
+    import yaml
+
+    trace = synthetic_swf(tmp_path / "good.swf", n=20)
+    data = {
+        "name": "t",
+        "resource_providers": [{"name": "pool", "capacity": 16, "price": 0.0}],
+        "service_providers": [{"name": "site", "scheduler": "easy", "admission": "accept_all"}],
+        "clients": [{"name": "users", "workload": {"kind": "swf", "trace": str(trace)}}],
+        **extra,
+    }
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
 def require_trace(name: str = "SDSC-SP2-1998-4.2-cln.swf.gz") -> Path:
     """The path of trace ``name`` on the trace search path, or skip the test (the project never
     needs ``../shared``: see docs/guide/traces.md)."""

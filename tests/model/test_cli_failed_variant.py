@@ -5,32 +5,15 @@ read ends ``run`` after the tables and files of the variants before it (nothing 
 from __future__ import annotations
 
 import pandas as pd
-import yaml
 
 from market.cli.main import main
-from tests.conftest import synthetic_swf
-
-
-def scenario(tmp_path, variants: dict, sweep: dict | None = None) -> str:
-    good = synthetic_swf(tmp_path / "good.swf", n=20)
-    data = {
-        "name": "t",
-        "resource_providers": [{"name": "pool", "capacity": 16, "price": 0.0}],
-        "service_providers": [{"name": "site", "scheduler": "easy", "admission": "accept_all"}],
-        "clients": [{"name": "users", "workload": {"kind": "swf", "trace": str(good)}}],
-        "variants": variants,
-    }
-    if sweep is not None:
-        data["sweep"] = sweep
-    path = tmp_path / "s.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return str(path)
+from tests.conftest import easy_trace_scenario
 
 
 def test_a_variant_that_fails_keeps_the_tables_and_jobs_of_those_before_it(capsys, tmp_path):
     (tmp_path / "empty.swf").write_text("; MaxProcs: 16\n")
     empty = {"clients.0.workload.trace": str(tmp_path / "empty.swf")}
-    path = scenario(tmp_path, {"A": {}, "B": {}, "C": empty, "D": {}})
+    path = easy_trace_scenario(tmp_path, variants={"A": {}, "B": {}, "C": empty, "D": {}})
     jobs = tmp_path / "jobs.csv"
     code = main(["run", path, "--format", "csv", "--jobs-out", str(jobs)])
     out, err = capsys.readouterr()
@@ -45,7 +28,9 @@ def test_a_variant_that_fails_keeps_the_tables_and_jobs_of_those_before_it(capsy
 
 
 def test_a_missing_trace_in_any_variant_stops_run_before_the_first(capsys, tmp_path):
-    path = scenario(tmp_path, {"A": {}, "B": {"clients.0.workload.trace": "NOPE-1.swf"}})
+    path = easy_trace_scenario(
+        tmp_path, variants={"A": {}, "B": {"clients.0.workload.trace": "NOPE-1.swf"}}
+    )
     assert main(["run", path]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
@@ -55,7 +40,7 @@ def test_a_missing_trace_in_any_variant_stops_run_before_the_first(capsys, tmp_p
 def test_a_missing_swept_trace_stops_the_sweep_before_any_run(capsys, tmp_path):
     good = str(tmp_path / "good.swf")
     sweep = {"parameters": {"clients.0.workload.trace": [good, "NOPE-1.swf"]}, "replications": 1}
-    path = scenario(tmp_path, {}, sweep)
+    path = easy_trace_scenario(tmp_path, variants={}, sweep=sweep)
     out_dir = tmp_path / "out"
     assert main(["sweep", path, "--workers", "1", "--out", str(out_dir)]) == 2
     out, err = capsys.readouterr()

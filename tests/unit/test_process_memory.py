@@ -17,11 +17,10 @@ import weakref
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from market.cli import main as cli_main
 from market.cli import memory
-from tests.conftest import ROOT, synthetic_swf
+from tests.conftest import ROOT, easy_trace_scenario
 
 
 def glibc() -> bool:
@@ -146,21 +145,6 @@ def test_only_the_console_script_tunes_its_process(monkeypatch, capsys):
     assert "profit/default" in capsys.readouterr().out
 
 
-def tiny_scenario(tmp_path, variants: dict | None = None) -> str:
-    trace = synthetic_swf(tmp_path / "t.swf", n=20)
-    data = {
-        "name": "t",
-        "resource_providers": [{"name": "pool", "capacity": 16, "price": 0.0}],
-        "service_providers": [{"name": "site", "scheduler": "easy", "admission": "accept_all"}],
-        "clients": [{"name": "users", "workload": {"kind": "swf", "trace": str(trace)}}],
-    }
-    if variants:
-        data["variants"] = variants
-    path = tmp_path / "s.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return str(path)
-
-
 def test_only_a_run_as_its_own_process_turns_the_collector_off(monkeypatch, tmp_path, capsys):
     calls = []
     for name in ("one_blas_thread", "defer_unused_mesa"):
@@ -168,7 +152,7 @@ def test_only_a_run_as_its_own_process_turns_the_collector_off(monkeypatch, tmp_
     monkeypatch.setattr(cli_main, "tune_process_memory", lambda arrow: None)
     monkeypatch.setattr(cli_main, "collector_off", lambda: calls.append("collector off"))
     monkeypatch.setattr(cli_main, "exit_now", lambda code: calls.append(f"exit {code}"))
-    path = tiny_scenario(tmp_path)
+    path = easy_trace_scenario(tmp_path)
     assert cli_main.main(["run", path]) == 0  # called from Python: the caller's process
     monkeypatch.setattr(sys, "argv", ["gridmarket", "scenarios", "profit"])
     assert cli_main.main() == 0
@@ -191,7 +175,7 @@ def test_with_the_collector_off_a_variant_is_freed_before_the_next_is_built(monk
             alive.append(weakref.ref(self))
 
     monkeypatch.setattr(market.sim.model, "GridMarket", Watched)
-    path = tiny_scenario(tmp_path, {"A": {}, "B": {}, "C": {}})
+    path = easy_trace_scenario(tmp_path, variants={"A": {}, "B": {}, "C": {}})
     gc.collect()
     gc.disable()
     try:
