@@ -187,11 +187,12 @@ def test_qos_curves_of_one_tick_three_lines_2000_jobs(benchmark, tmp_path):
     (two samples per line, as at 2 h/s) of three QoPS runs that have offered 2,000 jobs each
     (one pass over each run's jobs, then numpy over the new times)."""
     from dashboards.session import QOS, Session
-    from tests.dashboards.conftest import qops_file
+    from tests.dashboards.conftest import qops_file, serving_traces
 
-    path = qops_file(tmp_path, "sdsc_mixed", jobs=2000)
-    session = Session(SID, Setup(path, ("QoPS", "EASY (all)", "Conservative (all)")))
-    session.advance_to(1e6)
+    with serving_traces(tmp_path):  # (the dashboard tests' own folder is theirs alone)
+        path = qops_file(tmp_path, "sdsc_mixed", jobs=2000)
+        session = Session(SID, Setup(path, ("QoPS", "EASY (all)", "Conservative (all)")))
+        session.advance_to(1e6)
     assert session.finished
     session.record_qos()
 

@@ -31,4 +31,4 @@ def test_one_table4_run(benchmark):
     need_trace()
     scenario = load(ROOT / "scenarios" / "varq" / "table4.yaml").expand()[0][1]  # SDSC-SP2
     result = benchmark.pedantic(lambda: GridMarket(scenario).run(), rounds=1, iterations=1)
-    assert result.finished and result.summary.varq_jobs.iloc[0] > 0
+    assert result.finished and result.sites.varq_jobs.max() > 0  # (the VARQ user's row)

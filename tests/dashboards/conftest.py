@@ -3,6 +3,7 @@ helpers that call the callbacks as the browser does and read what they send back
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import os
@@ -27,20 +28,29 @@ _SERVED: list[Path] = []  # the trace folder the dashboard serves in these tests
 _NAMES = itertools.count()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def served_traces(tmp_path_factory):
-    """A trace folder the dashboard serves (on ``$GRIDMARKET_TRACES``): a scenario the dashboard
-    runs may name only traces of its trace and scenario folders."""
-    folder = tmp_path_factory.mktemp("served-traces")
+@contextlib.contextmanager
+def serving_traces(folder: Path):
+    """While open, ``folder`` is a trace folder the dashboard serves (on ``$GRIDMARKET_TRACES``)
+    and the one :func:`served_swf` writes to."""
     old = os.environ.get("GRIDMARKET_TRACES")
     os.environ["GRIDMARKET_TRACES"] = os.pathsep.join(filter(None, [str(folder), old]))
     _SERVED.append(folder)
-    yield folder
-    _SERVED.remove(folder)
-    if old is None:
-        del os.environ["GRIDMARKET_TRACES"]
-    else:
-        os.environ["GRIDMARKET_TRACES"] = old
+    try:
+        yield folder
+    finally:
+        _SERVED.remove(folder)
+        if old is None:
+            del os.environ["GRIDMARKET_TRACES"]
+        else:
+            os.environ["GRIDMARKET_TRACES"] = old
+
+
+@pytest.fixture(scope="session", autouse=True)
+def served_traces(tmp_path_factory):
+    """A trace folder the dashboard serves: a scenario the dashboard runs may name only traces
+    of its trace and scenario folders."""
+    with serving_traces(tmp_path_factory.mktemp("served-traces")) as folder:
+        yield folder
 
 
 def served_swf(**kw) -> Path:
