@@ -69,7 +69,8 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
         rate = len(report.ran) / report.seconds if report.seconds > 0 else math.inf
         print(
             f"ran {len(report.ran)} of {report.todo} missing runs ({report.skipped} were done) in "
-            f"{report.seconds:.1f} s, {rate:.2f} runs/s, on {report.executor}",
+            f"{report.seconds:.1f} s, {rate:.2f} runs/s, on {report.executor} "
+            f"({report.cpu_seconds:.1f} CPU s in the runs)",
             file=out,
         )
     print(f"results: {target} (gridmarket report {target})", file=out)

@@ -117,7 +117,8 @@ class SweepReport:
     executor: str
     ran: list[str] = field(default_factory=list)  # run ids saved by this call
     failed: list[tuple[str, str]] = field(default_factory=list)  # (run id, error)
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall time
+    cpu_seconds: float = 0.0  # CPU time of the runs, wherever they ran (RunOutcome.cpu_seconds)
     interrupted: bool = False
     damaged: list[Path] = field(default_factory=list)  # unreadable parts set aside, re-run
 
@@ -239,6 +240,7 @@ def _run_sweep(plan, store, executor, resume, progress, source) -> SweepReport:
             with contextlib.closing(outcomes):
                 for outcome in outcomes:
                     spec = by_id[outcome.run_id]
+                    report.cpu_seconds += outcome.cpu_seconds
                     if outcome.error is not None:
                         store.log_error(spec, outcome)
                         report.failed.append((spec.run_id, outcome.error))
@@ -257,6 +259,7 @@ def _run_sweep(plan, store, executor, resume, progress, source) -> SweepReport:
             ran=len(report.ran),
             failed=len(report.failed),
             seconds=round(report.seconds, 3),
+            cpu_seconds=round(report.cpu_seconds, 3),
             interrupted=report.interrupted,
         )
         try:

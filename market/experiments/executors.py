@@ -31,7 +31,9 @@ class BatchError(ValueError):
 
 @dataclass
 class RunOutcome:
-    """What a worker sends back: the run's summary records, or the error it raised."""
+    """What a worker sends back: the run's summary records, or the error it raised; the run's
+    wall seconds, and the CPU seconds its process spent on it (``time.process_time``: what a
+    parent cannot see of a worker that is not its child, such as a forkserver's)."""
 
     run_id: str
     records: list[dict[str, Any]] | None
@@ -39,6 +41,7 @@ class RunOutcome:
     seconds: float
     error: str | None = None
     trace: str | None = None
+    cpu_seconds: float = 0.0
 
 
 def execute_run(spec: RunSpec) -> RunOutcome:
@@ -47,7 +50,7 @@ def execute_run(spec: RunSpec) -> RunOutcome:
     sweep."""
     from market.sim.model import GridMarket
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         result = GridMarket(spec.scenario, seed=spec.seed).run(jobs=False)  # (summary, sites)
     except Exception as exc:
@@ -58,12 +61,14 @@ def execute_run(spec: RunSpec) -> RunOutcome:
             time.perf_counter() - start,
             f"{type(exc).__name__}: {exc}",
             traceback.format_exc(),
+            time.process_time() - cpu,
         )
     records = [
         *({**row, "table": "providers"} for row in result.summary.to_dict("records")),
         *({**row, "table": "sites"} for row in result.sites.to_dict("records")),
     ]
-    return RunOutcome(spec.run_id, records, result.finished, time.perf_counter() - start)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return RunOutcome(spec.run_id, records, result.finished, seconds, cpu_seconds=cpu)
 
 
 def default_workers() -> int:

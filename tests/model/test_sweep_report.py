@@ -3,6 +3,9 @@ report: mean and error bars per policy at each point, a figure per metric that h
 
 from __future__ import annotations
 
+import json
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -25,12 +28,15 @@ def test_sweep_and_report_commands(tmp_path, capsys):
     lines = printed.splitlines()
     assert lines[0] == "sweep profit-default: 2 points x 2 variants x 2 replications = 8 runs"
     assert lines[1].startswith("ran 8 of 8 missing runs (0 were done) in ")
-    assert lines[1].endswith("runs/s, on this process")
+    assert re.search(r"runs/s, on this process \(\d+\.\d CPU s in the runs\)$", lines[1])
     code = main(["sweep", str(scenario_file), "--out", str(out), "--resume", "--workers", "2",
                  "--set", "sweep.replications=3"])  # fmt: skip
     printed, _ = capsys.readouterr()
     assert code == 0 and "ran 4 of 4 missing runs (8 were done)" in printed
-    assert "runs/s, on 2 local processes" in printed
+    assert "runs/s, on 2 local processes (" in printed
+    # The runs' CPU time, measured in the workers (a forkserver's children, not this process's)
+    cpu = [s["cpu_seconds"] for s in json.loads((out / "manifest.json").read_text())["sessions"]]
+    assert len(cpu) == 2 and all(seconds > 0 for seconds in cpu)
     code = main(["sweep", str(scenario_file), "--out", str(out), "--resume", "--workers", "1",
                  "--set", "sweep.replications=3"])  # fmt: skip
     assert code == 0 and f"nothing to run: all 12 runs are in {out}" in capsys.readouterr().out
