@@ -164,7 +164,6 @@ class CapacityProfile:
         none, and then nothing is reserved): the caller knows it reserved iff the start is
         finite and ``start + duration <= latest_end``."""
         times, free = self._times, self._free
-        k = len(times)
         if after > times[0]:
             start = after
             i = bisect_right(times, after) - 1
@@ -180,12 +179,14 @@ class CapacityProfile:
                     start = times[i]
                 end = start + duration
                 by = end - EPS
-                j = i + 1
-                while j < k and times[j] < by and free[j] >= processors:
-                    j += 1
-                if j == k or times[j] >= by:
+                j = bisect_left(times, by, i + 1)  # (steps i + 1 to j - 1 begin inside the run)
+                if j == i + 1 or min(free[i + 1 : j]) >= processors:
                     break
-                i = j  # the step at j is too small: restart after it
+                # Too few free in a step the run would span: every start before the last such
+                # step spans it too, so the search goes on after it.
+                i = j - 1
+                while free[i] >= processors:
+                    i -= 1
         except IndexError:
             return math.inf
         if start < end <= latest_end and processors:

@@ -121,6 +121,16 @@ def test_earliest_start_spans_several_steps_with_room() -> None:
     assert profile.earliest_start(1, 5.0, 0.0) == 0.0
 
 
+def test_earliest_start_after_the_last_step_too_small_within_the_run() -> None:
+    # Steps [1, 2) and [3, 4) have 1 free: a run of 2.5 h on 2 starting at 0 or at 2 spans one
+    # of them, so the earliest start is 4, after the later; the run is then reserved there.
+    profile = CapacityProfile.from_steps(4, [0.0, 1.0, 2.0, 3.0, 4.0], [4, 1, 4, 1, 4])
+    assert profile.earliest_start(2, 2.5, 0.0) == 4.0
+    assert profile.earliest_start(2, 1.0, 0.0) == 0.0  # (ends at 1: the gap before is enough)
+    assert profile.reserve_earliest(2, 2.5, 0.0) == 4.0
+    assert profile.steps() == [(0.0, 4), (1.0, 1), (2.0, 4), (3.0, 1), (4.0, 2), (6.5, 4)]
+
+
 def test_earliest_start_more_processors_than_capacity_is_inf() -> None:
     assert gap_profile().earliest_start(5, 1.0, 0.0) == math.inf
     assert CapacityProfile(0).earliest_start(1, 1.0, 0.0) == math.inf
