@@ -164,6 +164,7 @@ class CapacityProfile:
         none, and then nothing is reserved): the caller knows it reserved iff the start is
         finite and ``start + duration <= latest_end``."""
         times, free = self._times, self._free
+        k = len(times)
         if after > times[0]:
             start = after
             i = bisect_right(times, after) - 1
@@ -179,12 +180,14 @@ class CapacityProfile:
                     start = times[i]
                 end = start + duration
                 by = end - EPS
-                j = bisect_left(times, by, i + 1)  # (steps i + 1 to j - 1 begin inside the run)
-                if j == i + 1 or min(free[i + 1 : j]) >= processors:
+                j = i + 1
+                while j < k and times[j] < by and free[j] >= processors:
+                    j += 1
+                if j == k or times[j] >= by:
                     break
-                # Too few free in a step the run would span: every start before the last such
-                # step spans it too, so the search goes on after it.
-                i = j - 1
+                # The step at j has too few free. Every start before the last step the run
+                # would span with too few spans that one too: the search goes on after it.
+                i = bisect_left(times, by, j + 1) - 1
                 while free[i] >= processors:
                     i -= 1
         except IndexError:
