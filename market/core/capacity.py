@@ -185,8 +185,8 @@ class CapacityProfile:
                     j += 1
                 if j == k or times[j] >= by:
                     break
-                # The step at j has too few free. Every start before the last step the run
-                # would span with too few spans that one too: the search goes on after it.
+                # The step at j has too few free, and so may later steps the run would span:
+                # every start before the last of them spans it too, so go on after that one.
                 i = bisect_left(times, by, j + 1) - 1
                 while free[i] >= processors:
                     i -= 1
