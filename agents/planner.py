@@ -239,6 +239,14 @@ class Planner:
         without overtaking when jobs end early."""
         planned = {p.job.id: p.start for p in plan.placements}
         self.queue.sort(key=lambda job: planned.get(job.id, math.inf))  # stable
+        followed = self._followed
+        if followed is not None and followed[3] is plan and len(followed[2]) == len(self.queue):
+            # Nothing started: the plan of the queue in its new order is this one, its
+            # placements in that order (each job's earliest start is the same whether the jobs
+            # that start after it are placed before it or not), for the next offer to extend.
+            by_start = sorted(plan.placements, key=_start)
+            plan = Plan(plan.now, by_start, plan.unplaced, plan.resume)
+            self._followed = (followed[0], followed[1], self.queue.copy(), plan)
 
     def early_start(self, now: float) -> Placement | None:
         """A queued job worth starting now, ahead of the plan, for a risk-aware provider
@@ -248,3 +256,7 @@ class Planner:
         ctx = self.context(now)
         current = plan_within_risk(self.scheduler, ctx, self.queue)
         return start_early(self.scheduler, ctx, self.queue, current)
+
+
+def _start(placement: Placement) -> float:
+    return placement.start

@@ -181,3 +181,23 @@ class Conservative(Scheduler):
     ) -> Plan:
         pins = ctx.pins(pinned)
         return place(ctx, [(job, rigid_shape(job, pins)) for job in queue])
+
+    def extend(
+        self, plan: Plan, ctx: PlanContext, job: Job, pinned: Mapping[int, int] | None = None
+    ) -> Plan | None:
+        """As :meth:`Scheduler.extend`: the job at its earliest start on the profile the plan
+        left (:func:`place` keeps it). A plan made earlier with nothing due by ``ctx.now`` is the
+        plan at ``ctx.now``: every job's earliest start from then on is the one it had."""
+        profile = plan.resume
+        if type(profile) is not CapacityProfile or plan.due(ctx.now):
+            return None
+        profile = profile.copy()
+        n = rigid_shape(job, ctx.pins(pinned))
+        runtime = job.predicted_runtime(n)
+        start = profile.reserve_earliest(n, runtime, ctx.now)
+        placements, unplaced = plan.placements.copy(), plan.unplaced.copy()
+        if start == math.inf:
+            unplaced.append(job)
+        else:
+            placements.append(placement(job, n, start, start + runtime, ctx.price))
+        return Plan(ctx.now, placements, unplaced, profile)

@@ -93,8 +93,10 @@ def value_if_started_now(job: Job, processors: int, ctx: PlanContext) -> float:
 
 def place(ctx: PlanContext, jobs: Sequence[tuple[Job, int]]) -> Plan:
     """Place ``(job, shape)`` pairs in the given order, each at its earliest start on what the
-    pairs before it left of ``ctx.capacity``."""
-    reserve = ctx.capacity.copy().reserve_earliest  # (locals: this is a hot loop)
+    pairs before it left of ``ctx.capacity``; the plan keeps the profile they leave (its
+    ``resume``), on which conservative backfilling places a job appended later."""
+    profile = ctx.capacity.copy()
+    reserve = profile.reserve_earliest  # (locals: this is a hot loop)
     price, now, inf = ctx.price, ctx.now, math.inf
     placements: list[Placement] = []
     unplaced: list[Job] = []
@@ -106,7 +108,7 @@ def place(ctx: PlanContext, jobs: Sequence[tuple[Job, int]]) -> Plan:
             unplaced.append(job)
             continue
         add(placement(job, n, start, start + runtime, price))
-    return Plan(now, placements, unplaced)
+    return Plan(now, placements, unplaced, profile)
 
 
 def standalone_profit(job: Job, processors: int, ctx: PlanContext) -> float:

@@ -1,16 +1,18 @@
-"""EASY extends a plan that still holds by a job appended to the queue, and the planner offers
-it a plan only while it holds (agents/policies/backfill.py, agents/planner.py): the extension
-must be the plan that planning the whole queue again would make. That it changes no decision in
+"""EASY and conservative backfilling extend a plan that still holds by a job appended to the
+queue, and the planner offers them a plan only while it holds (agents/policies/backfill.py,
+agents/planner.py): the extension must be the plan that planning the whole queue again would
+make. That it changes no decision in
 whole runs is checked by the equivalence tests (tests/model/test_fast_equivalence.py)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from agents.planner import Planner
 from agents.policies.admission import AcceptAll
-from agents.policies.backfill import EASY
+from agents.policies.backfill import EASY, Conservative
 from agents.policies.base import PlanContext
 from agents.replay import FixedPool
 from market.core.capacity import LeaseEnds
@@ -66,6 +68,34 @@ queue_specs = st.lists(
 lease_specs = st.lists(st.tuples(st.floats(0.5, 12.0), st.integers(1, 4)), max_size=4)
 
 
+def test_conservative_places_an_appended_job_at_its_earliest_start_around_the_reservations():
+    # 4 processors, 3 leased until 5. At 1, A (4 wide, 3 h) is reserved at 5-8. At 2, nothing
+    # changed: B (1 wide, 2 h) starts at 2, ending at 4, before A; C (1 wide, 4 h) would overlap
+    # A at 5, when no processor is left, so it is reserved at 8, after A (EASY leaves it out).
+    ends = LeaseEnds(4)
+    ends.add(5.0, 3)
+    conservative = Conservative()
+    a, b, c = rigid(1, 4.0 * 3.0, 4), rigid(2, 2.0, 1), rigid(3, 4.0, 1)
+    plan = conservative.plan(ctx_at(ends, 1.0), [a])
+    with_b = conservative.extend(plan, ctx_at(ends, 2.0), b)
+    assert [(p.job.id, p.start, p.end) for p in with_b.placements] == [(1, 5.0, 8.0), (2, 2.0, 4.0)]
+    with_c = conservative.extend(plan, ctx_at(ends, 2.0), c)
+    placed = [(p.job.id, p.start, p.end) for p in with_c.placements]
+    assert placed == [(1, 5.0, 8.0), (3, 8.0, 12.0)]
+    assert steps(plan)[0] == [(1, 4, 5.0, 8.0, 10.0, 0.0)]  # extending leaves the plan as it was
+    assert conservative.extend(with_b, ctx_at(ends, 2.0), c) is None  # B is due at 2
+
+
+def lease_ends(leases) -> LeaseEnds:
+    """An 8-processor pool with the leases that fit, in order (a 9-wide job never fits)."""
+    ends = LeaseEnds(8)
+    for until, processors in leases:
+        if processors <= 8 - sum(n for _, n in leases[: leases.index((until, processors))]):
+            ends.add(until, processors)
+    return ends
+
+
+@pytest.mark.parametrize("scheduler", [EASY, Conservative])
 @settings(max_examples=300, deadline=None)
 @given(
     queue=queue_specs,
@@ -73,33 +103,57 @@ lease_specs = st.lists(st.tuples(st.floats(0.5, 12.0), st.integers(1, 4)), max_s
     new=st.tuples(st.floats(0.25, 8.0), st.sampled_from([1, 2, 4, 8, 9])),
     later=st.floats(0.0, 1.0),
 )
-def test_extending_a_plan_that_holds_is_planning_the_queue_again(queue, leases, new, later):
-    # An 8-processor pool with leases ending at various times (a 9-wide job never fits); the
-    # plan at 0, then at a later time before any lease ends and before anything in the plan is
-    # due, the plan with one job more made both ways.
-    ends = LeaseEnds(8)
-    for until, processors in leases:
-        if processors <= 8 - sum(n for _, n in leases[: leases.index((until, processors))]):
-            ends.add(until, processors)
+def test_extending_a_plan_that_holds_is_planning_the_queue_again(
+    scheduler, queue, leases, new, later
+):
+    # The plan at 0, then at a later time before any lease ends and before anything in the plan
+    # is due, the plan with one job more made both ways.
+    ends = lease_ends(leases)
     jobs = [rigid(i, work * n, n) for i, (work, n) in enumerate(queue)]
-    easy = EASY()
-    plan = easy.plan(ctx_at(ends, 0.0), jobs)
+    policy = scheduler()
+    plan = policy.plan(ctx_at(ends, 0.0), jobs)
     first = min([until for until, _ in leases] + [p.start for p in plan.placements] + [20.0])
     now = later * first
     assume(not plan.due(now) and not ends.ends_between(0.0, now))
     job = rigid(99, new[0] * new[1], new[1])
-    extended = easy.extend(plan, ctx_at(ends, now), job)
+    extended = policy.extend(plan, ctx_at(ends, now), job)
     assert extended is not None
-    assert steps(extended) == steps(easy.plan(ctx_at(ends, now), [*jobs, job]))
+    assert steps(extended) == steps(policy.plan(ctx_at(ends, now), [*jobs, job]))
 
 
-class CountingEASY(EASY):
-    def __init__(self) -> None:
-        self.extended = 0
+@settings(max_examples=300, deadline=None)
+@given(queue=queue_specs, leases=lease_specs)
+def test_conservative_plans_its_compressed_queue_as_it_planned_the_queue(queue, leases):
+    # Compression keeps the queue in planned-start order; planning that order gives every job
+    # the start it had, the placements in that order (what lets the planner extend the plan).
+    ends = lease_ends(leases)
+    jobs = [rigid(i, work * n, n) for i, (work, n) in enumerate(queue)]
+    conservative = Conservative()
+    plan = conservative.plan(ctx_at(ends, 0.0), jobs)
+    start = {p.job.id: p.start for p in plan.placements}
+    compressed = sorted(jobs, key=lambda job: start.get(job.id, float("inf")))
+    again = conservative.plan(ctx_at(ends, 0.0), compressed)
+    by_start = sorted(plan.placements, key=lambda p: p.start)
+    assert steps(again) == steps(type(plan)(0.0, by_start, plan.unplaced))
+
+
+class Counting:
+    """A scheduler that counts the plans it extends."""
+
+    extended = 0
 
     def extend(self, plan, ctx, job, pinned=None):
-        self.extended += 1
-        return super().extend(plan, ctx, job, pinned)
+        found = super().extend(plan, ctx, job, pinned)
+        self.extended += found is not None
+        return found
+
+
+class CountingEASY(Counting, EASY):
+    pass
+
+
+class CountingConservative(Counting, Conservative):
+    pass
 
 
 def test_the_planner_offers_a_plan_to_extend_only_while_the_pool_is_as_it_was():
@@ -121,3 +175,34 @@ def test_the_planner_offers_a_plan_to_extend_only_while_the_pool_is_as_it_was():
     assert easy.extended == 1
     planner.quote(rigid(5, 1.0, 1), 2.75)  # nothing ended in (2.5, 2.75]: extended
     assert easy.extended == 2
+
+
+def test_the_planner_extends_conservative_plans_through_compression():
+    # 4 processors, 3 leased until 5. A (2 wide, 3 h) at 1 is reserved at 5-8 (one processor is
+    # free until 5); B (4 wide, 1 h) at 2 after it, at 8; C (2 wide, 2 h) at 2.5 beside A at 5,
+    # ahead of B, so compression makes the queue A, C, B; D (2 wide, 1 h) at 3 in the gap C
+    # leaves at 7. Nothing starts, so each offer extends the plan followed last, and each plan
+    # is the plan of the whole queue in its order.
+    pool = FixedPool(4)
+    pool.lease(3, 5.0)
+    conservative = CountingConservative()
+    planner = Planner(conservative, AcceptAll(), pool)
+    arrivals = ((1.0, rigid(1, 6.0, 2)), (2.0, rigid(2, 4.0, 4)), (2.5, rigid(3, 4.0, 2)))
+    for at, job in (*arrivals, (3.0, rigid(4, 2.0, 2))):
+        planner.admit(job, planner.quote(job, at), at)
+        plan = planner.plan(at)
+        assert not plan.due(at)
+        assert steps(plan) == steps(Conservative().plan(pool_at(pool, at), planner.queue))
+        planner.compress(plan)
+    assert [(p.job.id, p.start) for p in plan.placements] == [
+        (1, 5.0),
+        (3, 5.0),
+        (2, 8.0),
+        (4, 7.0),
+    ]
+    assert [job.id for job in planner.queue] == [1, 3, 4, 2]
+    assert conservative.extended == 3  # B's, C's and D's offers
+
+
+def pool_at(pool: FixedPool, now: float) -> PlanContext:
+    return PlanContext(now, pool.free_profile(now), FREE)
