@@ -19,7 +19,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from agents.policies.base import Admission, Decision, Placement, Plan, PlanContext, Scheduler
+from agents.policies.base import (
+    Admission,
+    Decision,
+    Placement,
+    Plan,
+    PlanContext,
+    Scheduler,
+    placement,
+)
 from agents.policies.risk import plan_within_risk, start_early
 from market.core.capacity import CapacityProfile
 from market.core.forecast import Forecast
@@ -170,16 +178,26 @@ class Planner:
         recorder.ctx, recorder.plans, recorder.held = ctx, [], self._holding(now)
         decision = self.admission.decide(job, self.queue, ctx, recorder)
         self._quoted = None
-        if decision.accepted and recorder.plans and self.reuse and self.risk is None:
-            jobs = [*self.queue, job]
-            if decision.queue_order is not None:
-                by_id = {j.id: j for j in jobs}
-                jobs = [by_id[i] for i in decision.queue_order if i in by_id]
-            plan = recorder.made_with(job, decision, jobs)
+        if decision.accepted and self.reuse and self.risk is None:
+            plan = self._plan_of(job, decision, ctx)
             if plan is not None:
                 self._quoted = (job.id, now, self.pool.version, plan)
         recorder.ctx, recorder.plans, recorder.held = None, [], None
         return decision
+
+    def _plan_of(self, job: Job, decision: Decision, ctx: PlanContext) -> Plan | None:
+        """The scheduler's plan of the queue with ``job`` as ``decision`` admits it, if the
+        decision was made on one: its schedule, for a scheduler that plans in order, or a plan
+        admission had the scheduler make."""
+        if decision.schedule is not None and self.scheduler.plans_in_order:
+            return _followed_schedule(decision.schedule, ctx)
+        if not self._recorder.plans:
+            return None
+        jobs = [*self.queue, job]
+        if decision.queue_order is not None:
+            by_id = {j.id: j for j in jobs}
+            jobs = [by_id[i] for i in decision.queue_order if i in by_id]
+        return self._recorder.made_with(job, decision, jobs)
 
     def _holding(self, now: float) -> tuple[list[Job], Plan] | None:
         """The plan followed last and its queue, if the capacity it was made on is the one at
@@ -260,3 +278,16 @@ class Planner:
 
 def _start(placement: Placement) -> float:
     return placement.start
+
+
+def _followed_schedule(schedule: Sequence[tuple[Job, int, float, float]], ctx: PlanContext) -> Plan:
+    """The plan of a decision's ``schedule`` (:attr:`Decision.schedule`): what a scheduler that
+    plans in order makes of the queue in that order on ``ctx``."""
+    placements: list[Placement] = []
+    unplaced: list[Job] = []
+    for job, n, start, end in schedule:
+        if start == math.inf:
+            unplaced.append(job)
+        else:
+            placements.append(placement(job, n, start, end, ctx.price))
+    return Plan(ctx.now, placements, unplaced)

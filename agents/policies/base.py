@@ -171,6 +171,11 @@ class Decision:
             job (profit of the plan without it, minus the plan with it less the job's own
             profit): the opportunity cost of admitting it, which ``opportunity`` pricing charges
             (:mod:`agents.policies.pricing`); None when the policy does not compute it.
+        schedule: ``(job, processors, start, end)`` of every queued job in ``queue_order``,
+            when the policy placed them just as conservative backfilling plans that order on the
+            same context (each at its earliest start on what the jobs before it leave; a start
+            of ``inf``: never placed), so the service provider follows it without planning
+            again; None when the policy does not vouch for that.
     """
 
     accepted: bool
@@ -185,6 +190,7 @@ class Decision:
     queue_order: tuple[int, ...] | None = None
     params: Mapping[str, float] | None = None
     displaced: float | None = None
+    schedule: tuple[tuple[Job, int, float, float], ...] | None = None
 
 
 class Scheduler(ABC):

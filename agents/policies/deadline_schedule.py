@@ -192,11 +192,15 @@ def start_due(
 
 
 def with_started(decision: Decision, started: list[Slot]) -> Decision:
-    """``decision`` with the ``started`` jobs first in its queue order (see :func:`start_due`)."""
+    """``decision`` with the ``started`` jobs first in its queue order and its schedule (see
+    :func:`start_due`: placed first on the context's capacity, each starts now all the same)."""
     if not started or not decision.accepted or decision.queue_order is None:
         return decision
     ids = tuple(slot[0].id for slot in started)
-    return replace(decision, queue_order=ids + decision.queue_order)
+    schedule = decision.schedule
+    if schedule is not None:
+        schedule = (*started, *schedule)
+    return replace(decision, queue_order=ids + decision.queue_order, schedule=schedule)
 
 
 def precheck(new: Entry, ctx: PlanContext) -> Decision | First:
@@ -220,9 +224,13 @@ def precheck(new: Entry, ctx: PlanContext) -> Decision | First:
     return profile, [(job, n, start, end)]
 
 
-def accept(job: Job, ctx: PlanContext, slots: list[Slot], why: str, **extra) -> Decision:
+def accept(
+    job: Job, ctx: PlanContext, slots: list[Slot], why: str, in_order: bool = False, **extra
+) -> Decision:
     """Admit ``job`` on the schedule ``slots`` (every waiting job's, in the order the queue
     takes): the conservative scheduler's plan of the queue in that order on the same context.
+    ``in_order``: the slots were placed in that order, each at its earliest start, with no
+    reservation taken back on the way (so the decision carries them as its ``schedule``).
     ``extra`` goes to the :class:`Decision` (e.g. ``gain``)."""
     _, n, start, end = next(slot for slot in slots if slot[0] is job)
     value = job.utility(end)
@@ -237,6 +245,7 @@ def accept(job: Job, ctx: PlanContext, slots: list[Slot], why: str, **extra) -> 
         expected_value=value,
         expected_profit=value - ctx.rent(n, start, end),
         queue_order=tuple(slot[0].id for slot in slots),
+        schedule=tuple(slots) if in_order else None,
         **extra,
     )
 

@@ -89,7 +89,7 @@ class MRT(Guarantee):
         why = f"rebuilt in {self.order.upper()} order" + (
             f" with {backtracks} backtrack(s)" if backtracks else ""
         )
-        return accept(new[0], ctx, chosen, why)
+        return accept(new[0], ctx, chosen, why, in_order=not backtracks)
 
     def _reject(self, backtracks: int) -> Decision:
         detail = (

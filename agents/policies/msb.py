@@ -85,7 +85,7 @@ class MSB(Guarantee):
             return Decision(False, "deadline-miss", detail)
         cost, ts, slots = best
         why = f"position {ts} of {len(arranged) + 1} is the cheapest ({self.cost} {cost:.4g} h)"
-        return accept(new[0], ctx, slots, why)
+        return accept(new[0], ctx, slots, why, in_order=True)
 
 
 def _insert(

@@ -73,7 +73,7 @@ class QoPS(Guarantee):
             why = f"inserted at position {ts} of {len(slots) - 1} waiting jobs"
             if violations:
                 why += f" after {violations} reordering(s)"
-            return accept(new[0], ctx, slots, why)
+            return accept(new[0], ctx, slots, why, in_order=not violations)
         return Decision(False, "deadline-miss", self.no_schedule(len(waiting)))
 
     def no_schedule(self, waiting: int) -> str:

@@ -173,7 +173,8 @@ class VQoPS(Admission):
             )
             return Decision(False, "opportunity-cost", detail, gain=gain, params=params)
         why = f"schedule {best + 1} of {len(candidates)} gains {gain:.6g} >= {cost:.6g}"
-        return accept(job, ctx, candidates[best], why, gain=gain, params=params)
+        in_order = appraisal.paid is not None  # (the best schedule placed with no reordering)
+        return accept(job, ctx, candidates[best], why, in_order, gain=gain, params=params)
 
     @staticmethod
     def verdict(appraisal: Appraisal | Decision, oc_factor: float, ctx: PlanContext) -> Decision:
