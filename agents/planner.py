@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Protocol
 
 from agents.policies.base import (
@@ -262,7 +263,7 @@ class Planner:
             # Nothing started: the plan of the queue in its new order is this one, its
             # placements in that order (each job's earliest start is the same whether the jobs
             # that start after it are placed before it or not), for the next offer to extend.
-            by_start = sorted(plan.placements, key=_start)
+            by_start = sorted(plan.placements, key=attrgetter("start"))
             plan = Plan(plan.now, by_start, plan.unplaced, plan.resume)
             self._followed = (followed[0], followed[1], self.queue.copy(), plan)
 
@@ -274,10 +275,6 @@ class Planner:
         ctx = self.context(now)
         current = plan_within_risk(self.scheduler, ctx, self.queue)
         return start_early(self.scheduler, ctx, self.queue, current)
-
-
-def _start(placement: Placement) -> float:
-    return placement.start
 
 
 def _followed_schedule(schedule: Sequence[tuple[Job, int, float, float]], ctx: PlanContext) -> Plan:

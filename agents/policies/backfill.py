@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agents.policies.base import Placement, Plan, PlanContext, Scheduler, placement
-from agents.policies.list_scheduling import place
+from agents.policies.list_scheduling import place, place_on
 from agents.policies.registry import register_scheduler
 from market.core.capacity import CapacityProfile
 from market.core.jobs import Job
@@ -191,13 +191,5 @@ class Conservative(Scheduler):
         profile = plan.resume
         if type(profile) is not CapacityProfile or plan.due(ctx.now):
             return None
-        profile = profile.copy()
-        n = rigid_shape(job, ctx.pins(pinned))
-        runtime = job.predicted_runtime(n)
-        start = profile.reserve_earliest(n, runtime, ctx.now)
-        placements, unplaced = plan.placements.copy(), plan.unplaced.copy()
-        if start == math.inf:
-            unplaced.append(job)
-        else:
-            placements.append(placement(job, n, start, start + runtime, ctx.price))
-        return Plan(ctx.now, placements, unplaced, profile)
+        shaped = [(job, rigid_shape(job, ctx.pins(pinned)))]
+        return place_on(profile.copy(), ctx, shaped, plan.placements.copy(), plan.unplaced.copy())

@@ -20,6 +20,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from agents.policies.base import Placement, Plan, PlanContext, Scheduler, placement
+from market.core.capacity import CapacityProfile
 from market.core.jobs import Job
 
 
@@ -95,11 +96,20 @@ def place(ctx: PlanContext, jobs: Sequence[tuple[Job, int]]) -> Plan:
     """Place ``(job, shape)`` pairs in the given order, each at its earliest start on what the
     pairs before it left of ``ctx.capacity``; the plan keeps the profile they leave (its
     ``resume``), on which conservative backfilling places a job appended later."""
-    profile = ctx.capacity.copy()
+    return place_on(ctx.capacity.copy(), ctx, jobs, [], [])
+
+
+def place_on(
+    profile: CapacityProfile,
+    ctx: PlanContext,
+    jobs: Sequence[tuple[Job, int]],
+    placements: list[Placement],
+    unplaced: list[Job],
+) -> Plan:
+    """:func:`place` on ``profile`` (reserved on, and kept by the plan), after ``placements``
+    and ``unplaced`` (the plan's first jobs, extended in place)."""
     reserve = profile.reserve_earliest  # (locals: this is a hot loop)
     price, now, inf = ctx.price, ctx.now, math.inf
-    placements: list[Placement] = []
-    unplaced: list[Job] = []
     add = placements.append
     for job, n in jobs:
         runtime = job.predicted_runtime(n)
