@@ -176,4 +176,24 @@ def rows(f: dict) -> list[tuple[str, str, str, str, str]]:
                 "lower",
             )
         )
+        if "loop" in cg:  # (figures saved before the whole-trace counts have none)
+            instructions_rows(cg, out)
     return out
+
+
+def instructions_rows(cg: dict, out: list) -> None:
+    """The whole-trace instruction counts beside the loop's: the ratios CPU seconds give on one
+    machine, in a measure every machine gives the same."""
+    loop = cg["loop"]
+
+    def against_loop(measure: str, count: int, target: str = "") -> None:
+        out.append((measure, f"{count:,}", f"{loop:,}", f"{count / loop:.2f}x", target))
+
+    against_loop(
+        "instructions, SDSC-SP2 EASY: `GridMarket.run()` (replay_script.py `run all` minus "
+        "`build all`) vs the loop's process",
+        cg["run_all"] - cg["build_all"],
+    )
+    against_loop(
+        "instructions, SDSC-SP2 EASY: whole `gridmarket run` process vs the loop's", cg["gm_run"]
+    )

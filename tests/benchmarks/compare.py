@@ -8,7 +8,8 @@ Every figure is measured in a process of its own (CPU seconds and peak RSS from 
 driver imports nothing of the market, whose memory a forked child's peak would count), the
 probes alternating round by round, and the median of the rounds kept: CPU time, not wall time,
 so the machine's other load changes the figures little, and nothing fails on them. Instruction
-counts (``--callgrind``) are the A/B measure between commits on a noisy machine.
+counts (``--callgrind``) are the A/B measure between commits on a noisy machine, and give the
+ratios to the loop on the whole trace in a measure every machine gives alike.
 
     python tests/benchmarks/compare.py [--rounds 5] [--external-rounds 3] [--callgrind]
         [--synthetic] [--accasim PYTHON] [--cqsim CHECKOUT] [--markdown docs/benchmarks.md]
@@ -109,27 +110,31 @@ def probes(args, work: Path, env: dict) -> dict[str, tuple[list[str], bool]]:
     return found
 
 
-def callgrind(env: dict, jobs: int = 8000) -> dict[str, int]:
-    """Instructions of replay_script.py ``build`` and ``run`` (Ir totals)."""
-    counts = {}
+def instructions(argv: list[str], env: dict) -> int:
+    """The instructions ``argv``'s process runs (callgrind's ``Ir`` total)."""
+    with tempfile.NamedTemporaryFile(suffix=".cg") as out:
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", *argv],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    return int(re.findall(r"Collected\s*:\s*(\d+)", done.stderr)[-1])
+
+
+def callgrind(env: dict, table: dict, jobs: int = 8000) -> dict[str, int]:
+    """Instructions of replay_script.py ``build`` and ``run`` on the first ``jobs`` jobs (the A/B
+    figure) and on the whole trace (``build_all``, ``run_all``), and of the loop's and the
+    ``gridmarket run`` processes on the whole trace: a machine runs the same instructions
+    whatever its speed, so their ratios are the same on every machine, where CPU seconds' are
+    not."""
+    script = [PY, str(HERE / "replay_script.py")]
+    counts = {mode: instructions([*script, mode, str(jobs)], env) for mode in ("build", "run")}
     for mode in ("build", "run"):
-        with tempfile.NamedTemporaryFile(suffix=".cg") as out:
-            done = subprocess.run(
-                [
-                    "valgrind",
-                    "--tool=callgrind",
-                    f"--callgrind-out-file={out.name}",
-                    PY,
-                    str(HERE / "replay_script.py"),
-                    mode,
-                    str(jobs),
-                ],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-        counts[mode] = int(re.findall(r"Collected\s*:\s*(\d+)", done.stderr)[-1])
+        counts[f"{mode}_all"] = instructions([*script, mode, "all"], env)
+    for name in ("loop", "gm_run"):
+        counts[name] = instructions(table[name][0], env)
     return counts
 
 
@@ -166,6 +171,12 @@ def run_all(args) -> dict:
                 if round_ < rounds:
                     print(f"round {round_ + 1}: {name}", file=sys.stderr, flush=True)
                     samples.setdefault(name, []).append(measure(argv, env, keep=keep))
+        counts = None
+        if args.callgrind:  # (here: the probes' scenario files are in the folder)
+            try:
+                counts = callgrind(env, table)
+            except (OSError, subprocess.CalledProcessError, IndexError) as exc:  # keep the rest
+                print(f"callgrind: {exc}", file=sys.stderr)
     figures = {
         "load": (load_before, os.getloadavg()),
         "rounds": args.rounds,
@@ -181,11 +192,8 @@ def run_all(args) -> dict:
         }
     pythons = {"AccaSim": args.accasim, "CQSim": args.cqsim and args.cqsim_python}  # (those run)
     figures["interpreters"] = {tool: python_version(py) for tool, py in pythons.items() if py}
-    if args.callgrind:
-        try:
-            figures["callgrind"] = callgrind(env)
-        except (OSError, subprocess.CalledProcessError, IndexError) as exc:  # keep the rest
-            print(f"callgrind: {exc}", file=sys.stderr)
+    if counts is not None:
+        figures["callgrind"] = counts
     return figures
 
 

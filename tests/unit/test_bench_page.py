@@ -169,3 +169,46 @@ def test_the_other_simulators_ratio_gives_its_range_round_by_round():
     del figures["cqsim"]["cpus"]  # figures saved before the rounds were kept: the median only
     table = {row[0]: row[3] for row in rows(figures)}
     assert table["SDSC-SP2 EASY: `gridmarket run` vs CQSim (EASY)"] == "9.6x faster"
+
+
+def test_the_instruction_counts_give_the_whole_trace_ratios_to_the_loop():
+    """Hand-made counts: the loop's process 4 G instructions, the whole trace's build 6 G and
+    build plus run 24 G (run() 18 G: 4.5x), the `gridmarket run` process 20 G (5x); the A/B row
+    of the first 8,000 jobs stays. Counts saved before the whole trace was counted give no
+    whole-trace row."""
+    from tests.benchmarks.bench_rows import rows
+
+    def probe(cpu: float, out: str = "") -> dict:
+        return {"cpu": cpu, "rss": 100_000.0, "out": out, "outs": [out]}
+
+    inside = '{"utilization": 80.0, "mean_wait_s": 10.0, "run_cpu_s": 2.0, "planner_cpu_s": 1.0}'
+    figures = {
+        "loop": probe(1.0, out="utilization 80.0\nmean_wait_s 10.0\n"),
+        "gm_inside": probe(3.0, out=inside),
+        "gm_run": probe(3.0),
+        "mesa": probe(1.0),
+        "market": probe(1.1),
+        "version": probe(0.1),
+        "help": probe(0.1),
+        "callgrind": {
+            "build": 1_000_000_000,
+            "run": 3_000_000_000,
+            "build_all": 6_000_000_000,
+            "run_all": 24_000_000_000,
+            "loop": 4_000_000_000,
+            "gm_run": 20_000_000_000,
+        },
+    }
+    table = {row[0]: row[1:4] for row in rows(figures)}
+    run = next(v for k, v in table.items() if k.startswith("instructions, SDSC-SP2 EASY: `Grid"))
+    assert run == ("18,000,000,000", "4,000,000,000", "4.50x")
+    whole = next(v for k, v in table.items() if k.startswith("instructions, SDSC-SP2 EASY: who"))
+    assert whole == ("20,000,000,000", "4,000,000,000", "5.00x")
+    assert table["instructions: replay_script.py `run 8000` minus `build 8000`"][0] == (
+        "2,000,000,000"
+    )
+    for key in ("build_all", "run_all", "loop", "gm_run"):
+        del figures["callgrind"][key]
+    older = [row[0] for row in rows(figures)]
+    assert not any(k.startswith("instructions, SDSC-SP2") for k in older)
+    assert "instructions: replay_script.py `run 8000` minus `build 8000`" in older
