@@ -55,7 +55,8 @@ def test_the_page_names_the_python_each_other_simulator_ran_on():
     assert python_version("/no/such/python").startswith("unknown (")
     others = {"AccaSim": "3.11.7", "CQSim": "3.11.7"}
     figures = {"load": [[1.0], [1.5]], "rounds": 3, "external_rounds": 3, "interpreters": others}
-    machine = next(line for line in markdown(figures, [], "c").splitlines() if "machine" in line)
+    lines = markdown(figures, [], "c").splitlines()
+    machine = next(line for line in lines if line.startswith("- machine:"))
     assert (
         f"Python {platform.python_version()}, AccaSim on Python 3.11.7, CQSim on Python 3.11.7;"
         in machine
