@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from agents.policies.base import Placement, Plan, PlanContext, Scheduler, placement
 from agents.policies.list_scheduling import place, place_on
 from agents.policies.registry import register_scheduler
-from market.core.capacity import CapacityProfile
+from market.core.capacity import EPS, CapacityProfile
 from market.core.jobs import Job
 from market.core.shadow import ShadowProfile
 
@@ -135,7 +135,11 @@ def _place(
             state.head = True
             break
         free_now -= n
-    # 3. Every later job starts now if it fits now around the head's reservation, or waits.
+    # 3. Every later job starts now if it fits now around the head's reservation, or waits. On
+    # a shadow profile, a run past the shadow time on more than the extra processors is refused
+    # before it is asked for (most of an overloaded queue): the same answer, without the call.
+    window = profile.window(now) if type(profile) is ShadowProfile else None
+    shadow, extra = window if window is not None else (math.inf, math.inf)
     for job in jobs if free_now > 0 else ():
         shapes = job.shapes
         # A quick test first, as most of a long queue waits: a pinned shape is one of the
@@ -143,12 +147,17 @@ def _place(
         if shapes[0] <= free_now:
             n = pinned_shape(job.id) or shapes[-1]
             if n <= free_now:
-                runtime = job.predicted_runtime(n)
+                beta = job.serial_fraction  # (job.predicted_runtime(n), inlined: the hot loop)
+                runtime = job.planned_work * (beta + (1.0 - beta) / n)
+                if n > extra and now + runtime - EPS > shadow:
+                    continue  # past the shadow time on more than the extra processors
                 if profile.reserve_at(now, runtime, n):
                     placements.append(placement(job, n, now, now + runtime, price))
                     free_now -= n
                     if free_now <= 0:
                         break  # (nothing later fits now: the rest below)
+                    if window is not None:
+                        shadow, extra = profile.window(now)
                 continue
         if shapes[-1] > free_ever and (pinned_shape(job.id) or shapes[-1]) > free_ever:
             unplaced.append(job)  # more than the profile will ever have free

@@ -111,6 +111,15 @@ class ShadowProfile:
                 self._extra -= processors
         return True
 
+    def window(self, now: float) -> tuple[float, int] | None:
+        """``(shadow time, extra processors)`` once the shadow time is set and while the profile
+        reserves at ``now``: then :meth:`reserve_at` refuses a run of ``processors`` from now
+        that ends after the shadow time (``shadow < now + duration - EPS``) on more than the
+        extra processors, so EASY's backfilling tests those on two numbers; else None."""
+        if self._shadow is None or now != self._now:
+            return None
+        return self._shadow, self._extra
+
     def _take_now(self, processors: int, duration: float) -> None:
         """Reserve ``[now, now + duration)``, the end on the breakpoint within EPS after it if
         any (as :meth:`CapacityProfile._apply`: the first at or after ``end - EPS``)."""

@@ -122,6 +122,20 @@ def test_it_refuses_what_easy_never_asks():
         ShadowProfile(CapacityProfile(4), 0.0)  # not known to be rising
 
 
+def test_its_window_is_the_shadow_time_and_the_extra_processors_easy_backfills_on():
+    # The first example's profile: no window before the head's reservation; then (5, 3): a run
+    # of 1 h on 3 fits (it ends by 5), one of 10 h on 3 does too (3 are extra), one of 10 h on
+    # more does not, and reserving one of 10 h on 1 leaves 2 extra. At another time: none.
+    shadow = ShadowProfile(pool(9, (3.0, 2), (5.0, 4)).profile(0.0), 0.0)
+    assert shadow.reserve_earliest(2, 4.0, 0.0) == 0.0
+    assert shadow.window(0.0) is None
+    assert shadow.reserve_earliest(6, 1.0, 0.0) == 5.0
+    assert shadow.window(0.0) == (5.0, 3)
+    assert shadow.window(1.0) is None
+    assert shadow.reserve_at(0.0, 10.0, 1)
+    assert shadow.window(0.0) == (5.0, 2)
+
+
 # Lease ends, and runs that end on, a rounding off, or EPS off them, so that snapping is tried.
 near = st.sampled_from([0.0, 1e-12, -1e-12, 0.9 * EPS, -0.9 * EPS, 1.1 * EPS, -1.1 * EPS, 0.25])
 leases = st.lists(st.tuples(st.integers(1, 6), st.integers(1, 3)), max_size=5)
