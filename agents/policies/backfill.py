@@ -147,8 +147,7 @@ def _place(
         if shapes[0] <= free_now:
             n = pinned_shape(job.id) or shapes[-1]
             if n <= free_now:
-                beta = job.serial_fraction  # (job.predicted_runtime(n), inlined: the hot loop)
-                runtime = job.planned_work * (beta + (1.0 - beta) / n)
+                runtime = job.predicted_runtime(n)
                 if n > extra and now + runtime - EPS > shadow:
                     continue  # past the shadow time on more than the extra processors
                 if profile.reserve_at(now, runtime, n):

@@ -123,9 +123,9 @@ def test_it_refuses_what_easy_never_asks():
 
 
 def test_its_window_is_the_shadow_time_and_the_extra_processors_easy_backfills_on():
-    # The first example's profile: no window before the head's reservation; then (5, 3): a run
-    # of 1 h on 3 fits (it ends by 5), one of 10 h on 3 does too (3 are extra), one of 10 h on
-    # more does not, and reserving one of 10 h on 1 leaves 2 extra. At another time: none.
+    # The first example's profile: no window before the head's reservation (B, 6 wide, waits
+    # for 5 and leaves 3 extra there); then (5, 3); none at another time; a run of 10 h on 1
+    # past 5 takes one of the extra processors, leaving 2.
     shadow = ShadowProfile(pool(9, (3.0, 2), (5.0, 4)).profile(0.0), 0.0)
     assert shadow.reserve_earliest(2, 4.0, 0.0) == 0.0
     assert shadow.window(0.0) is None
