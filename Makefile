@@ -59,7 +59,10 @@ docs-results: venv
 docs-reference: venv
 	$(BIN)/python docs/gen_ref.py
 
+# The venv, and the capacity profile's inner loops compiled for the current source if they are not
+# yet (market/core/compiled.py; without a C compiler they run in Python: slower, same results).
 venv: $(VENV)/.installed
+	@$(BIN)/gridmarket compile --quiet || echo "warning: the profile kernel runs in Python (slower, same results)" >&2
 
 # The interpreter: $(PYTHON) if given, else the first that is >= 3.12 of python3.13, python3.12,
 # python3 and pyenv's versions (newest first). Fails with a clear message when there is none.
@@ -81,7 +84,7 @@ $(VENV)/.installed: pyproject.toml
 	  "$$py" -m venv "$(VENV)"; \
 	fi; \
 	$(BIN)/python -m pip install --quiet --upgrade pip; \
-	$(BIN)/python -m pip install --quiet -e '.[dev]'; \
+	$(BIN)/python -m pip install --quiet -e '.[dev,compiled]'; \
 	touch $@
 
 clean:

@@ -15,6 +15,7 @@ from typing import NoReturn
 #: The one-line errors, as (module, class name).
 ONE_LINE_ERRORS = (
     ("market.cli.usage", "UsageError"),
+    ("market.core.compiled", "CompileError"),
     ("market.core.errors", "ScenarioError"),
     ("market.experiments.executors", "BatchError"),
     ("market.experiments.report", "ReportError"),

@@ -16,6 +16,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from market.cli import compile as compile_cli
 from market.cli import qbets as qbets_cli
 from market.cli import scenarios as scenarios_cli
 from market.cli.ending import exit_now, one_line_error
@@ -126,6 +127,7 @@ def _parser(plugin_commands: bool = True) -> argparse.ArgumentParser:
     scenarios_cli.add_parser(commands)
 
     add_reproduce(commands)
+    compile_cli.add_parser(commands)
 
     for plugin in plugins().values() if plugin_commands else ():
         plugin.add_arguments(commands.add_parser(plugin.NAME, help=plugin.HELP))
@@ -134,7 +136,16 @@ def _parser(plugin_commands: bool = True) -> argparse.ArgumentParser:
 
 PLUGIN_GROUP = "gridmarket.commands"
 #: The commands of this module, which run to an end (the others are plugins').
-BUILT_IN = ("run", "sweep", "report", "reproduce", "calibrate", "scenarios", "trace")
+BUILT_IN = (
+    "run",
+    "sweep",
+    "report",
+    "reproduce",
+    "calibrate",
+    "scenarios",
+    "trace",
+    "compile",
+)
 
 
 def may_use_parquet(args: argparse.Namespace) -> bool:
@@ -191,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "scenarios":
             return scenarios_cli.run(args)
+        if args.command == "compile":
+            return compile_cli.run(args)
         if args.command == "trace" and args.trace_command == "qbets":
             return qbets_cli.run(args)
         if args.command == "trace":

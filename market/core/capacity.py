@@ -7,12 +7,12 @@ backfilling likewise): find the earliest start of (n processors, duration) at or
 reserve it. Reservations never take the profile below zero; releases never lift it above its
 capacity.
 
-This is the hot path of the project: every admission decision builds several plans, each placing
-every queued job. The profile is two parallel Python lists searched with :mod:`bisect`; for the
-tens to low thousands of breakpoints a plan has, that is faster than numpy (no array creation
-per call). Adjacent steps with equal values are merged, so a profile has at most two
-breakpoints per reservation. :meth:`CapacityProfile.reserve_earliest` places a job with one
-search (the planners' inner loop).
+The hot path of the project: every admission decision builds several plans, each placing every
+queued job. The profile is two parallel Python lists searched with :mod:`bisect` (faster than
+numpy for the tens to thousands of breakpoints of a plan); equal neighbours are merged, so a
+profile has at most two breakpoints per reservation. Its inner loop, placing a job with one
+search, is :class:`market.core.profile_kernel.Steps` (compiled where built:
+:mod:`market.core.compiled`).
 """
 
 from __future__ import annotations
@@ -21,18 +21,23 @@ import math
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, pairwise
 
-#: Hours: a reservation that ends this close to a breakpoint ends at it. Times derived as
-#: ``start + duration`` can miss a breakpoint by a float rounding error (a trace's whole seconds
-#: are not exact in hours), which would otherwise make a job that ends exactly when another
-#: starts overlap it (see market/sim/clock.py). 1e-9 h is 3.6 microseconds.
-EPS = 1e-9
+from market.core import compiled, profile_kernel
+
+#: Hours: a reservation that ends this close to a breakpoint ends at it (kept with the loops that
+#: apply it, :mod:`market.core.profile_kernel`). Times derived as ``start + duration`` can miss a
+#: breakpoint by a float rounding error (a trace's whole seconds are not exact in hours), which
+#: would otherwise make a job that ends exactly when another starts overlap it (see
+#: market/sim/clock.py). 1e-9 h is 3.6 microseconds.
+EPS = profile_kernel.EPS
+#: The profile's steps and inner loops: compiled where they have been (market/core/compiled.py)
+_kernel = compiled.kernel()
 
 
 class CapacityError(ValueError):
     """A reservation that would need more processors than are free, or a bad release."""
 
 
-class CapacityProfile:
+class CapacityProfile(_kernel.Steps):
     """Free processors over time, from ``origin`` on.
 
     Args:
@@ -41,7 +46,7 @@ class CapacityProfile:
         free: processors free from the origin on (defaults to ``capacity``).
     """
 
-    __slots__ = ("_free", "_times", "capacity", "rising")
+    __slots__ = ("capacity",)
 
     def __init__(self, capacity: int, origin: float = 0.0, free: int | None = None) -> None:
         if capacity < 0:
@@ -156,46 +161,6 @@ class CapacityProfile:
             self._apply(i, j, start, end, -processors)
         return True
 
-    def reserve_earliest(
-        self, processors: int, duration: float, after: float, latest_end: float = math.inf
-    ) -> float:
-        """:meth:`earliest_start`, and :meth:`reserve` there if the job then ends by
-        ``latest_end``, in one search. Returns the earliest start either way (``math.inf`` if
-        none, and then nothing is reserved): the caller knows it reserved iff the start is
-        finite and ``start + duration <= latest_end``."""
-        times, free = self._times, self._free
-        k = len(times)
-        if after > times[0]:
-            start = after
-            i = bisect_right(times, after) - 1
-        else:
-            start = times[0]
-            i = 0
-        try:
-            while True:
-                if free[i] < processors:  # skip to the next step with room
-                    i += 1
-                    while free[i] < processors:  # an IndexError past the last step: none
-                        i += 1
-                    start = times[i]
-                end = start + duration
-                by = end - EPS
-                j = i + 1
-                while j < k and times[j] < by and free[j] >= processors:
-                    j += 1
-                if j == k or times[j] >= by:
-                    break
-                # The step at j has too few free, and so may later steps the run would span:
-                # every start before the last of them spans it too, so go on after that one.
-                i = bisect_left(times, by, j + 1) - 1
-                while free[i] >= processors:
-                    i -= 1
-        except IndexError:
-            return math.inf
-        if start < end <= latest_end and processors:
-            self._apply(i, j, start, end, -processors)
-        return start
-
     def _add(self, start: float, end: float, delta: int) -> None:
         if end <= start or delta == 0:
             return
@@ -223,35 +188,6 @@ class CapacityProfile:
                 f" {self.capacity}"
             )
         self._apply(i, j, start, end, delta)
-
-    def _apply(self, i: int, j: int, start: float, end: float, delta: int) -> None:
-        """Add ``delta`` over ``[start, end)`` (already checked), where step ``i`` holds
-        ``start`` and ``j`` is the first breakpoint at or after ``end``."""
-        times, free = self._times, self._free
-        self.rising = False
-        k = len(times)
-        if j < k and times[j] - end <= EPS:  # (and >= -EPS: j is the first at or after end - EPS)
-            end = times[j]
-        # Split at end, then at start (inserting at end first keeps index i valid).
-        if j == k or times[j] != end:
-            times.insert(j, end)
-            free.insert(j, free[j - 1])
-            k += 1
-        if times[i] != start:
-            i += 1
-            j += 1
-            k += 1
-            times.insert(i, start)
-            free.insert(i, free[i - 1])
-        if j == i + 1:
-            free[i] += delta
-        else:
-            free[i:j] = [f + delta for f in free[i:j]]
-        # Merge equal neighbours at both edges (end first: it does not move i).
-        if j < k and free[j] == free[j - 1]:
-            del times[j], free[j]
-        if i and free[i] == free[i - 1]:
-            del times[i], free[i]
 
     def trim(self, now: float) -> None:
         """Forget the profile before ``now`` (the step in force at ``now`` then starts there)."""
