@@ -20,7 +20,7 @@ from dashboards.setup import Setup, SetupError
 from market.inputs.scenario import load
 from market.results.result import RunResult
 from market.sim.snapshot import cluster_shares
-from tests.conftest import ROOT
+from tests.conftest import ROOT, require_trace
 from tests.dashboards.conftest import served_swf
 
 NODES = 16  # the synthetic traces' machine
@@ -240,6 +240,7 @@ def test_each_paper_scenario_links_to_its_page(name, page):
 
 
 def test_the_live_page_links_a_libra_scenario_to_its_page(callbacks):
+    require_trace()  # (the scenario's setup reads its trace)
     path = str(ROOT / "scenarios" / "libra" / "sdsc.yaml")
     fields, message = callbacks.render_setup(path, "tab-aaaaaaaa")
     assert message == "" and "/libra" in str(fields[0]) and "own page" in str(fields[0])
