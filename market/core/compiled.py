@@ -114,10 +114,16 @@ def build() -> Path:
             built = Path(command.get_ext_fullpath(f"{__package__}.{name}"))
         except Exception as exc:  # (Cython's and the C compiler's errors have no common base)
             raise CompileError(f"compiling {SOURCE.name} failed: {_reason(exc)}") from None
-        target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(target.name + ".part")
-        shutil.copyfile(built, partial)
-        os.replace(partial, target)  # (atomic: a process loading it never sees half a file)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(built, partial)
+            os.replace(partial, target)  # (atomic: a process loading it never sees half a file)
+        except OSError as exc:
+            raise CompileError(
+                f"cannot write {target.name} into {target.parent}: {exc.strerror or exc} "
+                "(set GRIDMARKET_CACHE to a folder you can write)"
+            ) from None
     return target
 
 

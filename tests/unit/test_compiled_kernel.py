@@ -233,6 +233,18 @@ def test_a_failing_compiler_is_a_one_line_error(tmp_path, monkeypatch, capsys):
     assert not compiled.built_path().exists()
 
 
+def test_an_unwritable_cache_is_a_one_line_error(tmp_path, monkeypatch, capsys):
+    from market.cli.main import main
+
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    monkeypatch.setenv("GRIDMARKET_CACHE", str(blocked / "cache"))  # (under a file: no folder)
+    assert main(["compile"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("gridmarket: error: cannot write profile_kernel_")
+    assert err.endswith("(set GRIDMARKET_CACHE to a folder you can write)")
+
+
 def test_the_command_compiles_once_and_says_which_kernel_runs(cache, monkeypatch, capsys):
     from market.cli.main import main
 
