@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader
 from importlib.util import module_from_spec, spec_from_loader
 from pathlib import Path
@@ -68,6 +69,9 @@ def kernel() -> ModuleType:
         if not path.is_file():
             return profile_kernel
         name = f"{__package__}.{path.name[: -len(EXTENSION_SUFFIXES[0])]}"
+        loaded = sys.modules.get(name)
+        if loaded is not None and loaded.__file__ == str(path):  # (this build, loaded before)
+            return loaded
         loader = ExtensionFileLoader(name, str(path))
         module = module_from_spec(spec_from_loader(name, loader))
         loader.exec_module(module)
@@ -93,8 +97,7 @@ def build() -> Path:
     except ImportError as exc:
         raise CompileError(
             f"compiling needs Cython and setuptools ({(exc.name or '?').split('.')[0]} is "
-            "missing): "
-            "pip install 'gridmarket[compiled]'"
+            "missing): pip install 'gridmarket[compiled]'"
         ) from None
     target, name = built_path(), module_name()
     with tempfile.TemporaryDirectory(prefix="gridmarket-compile-") as tmp:
@@ -114,7 +117,7 @@ def build() -> Path:
             built = Path(command.get_ext_fullpath(f"{__package__}.{name}"))
         except Exception as exc:  # (Cython's and the C compiler's errors have no common base)
             raise CompileError(f"compiling {SOURCE.name} failed: {_reason(exc)}") from None
-        partial = target.with_name(target.name + ".part")
+        partial = target.with_name(f"{target.name}.{os.getpid()}.part")  # (one per process)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(built, partial)

@@ -1,7 +1,8 @@
 """The compiled profile kernel (market/core/compiled.py) is the Python one, faster: the same
-starts, the same steps (values and types) after random reservations and releases, and the same
-job outcomes in whole runs of every scheduler that plans on a profile; and it is only used when
-built from the current source and not switched off."""
+starts and the same steps (values and types) after random reservations, a hand-worked
+reservation and release, and the same job outcomes in whole runs of every scheduler that plans on
+a profile (MRT's backtracking releases too); and it is only used when built from the current
+source and not switched off."""
 
 from __future__ import annotations
 
