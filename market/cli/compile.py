@@ -30,3 +30,16 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(compiled.status(compiled.kernel()))
     return 0
+
+
+def hint() -> str | None:
+    """The line a long command prints first when the profile's inner loop runs in Python only
+    because it was not compiled (not when ``GRIDMARKET_COMPILED=0`` chose it), else None."""
+    from market.core import capacity, compiled
+
+    if compiled.is_compiled(capacity._kernel) or not compiled.enabled():
+        return None
+    return (
+        "gridmarket: note: the capacity profile's inner loop runs in Python; `gridmarket "
+        "compile` builds it, and conservative and QoPS-family runs go faster"
+    )

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from market.cli.compile import hint as compile_hint
 from market.cli.output_paths import check_writable
 from market.cli.sweep import _sigterm_interrupts
 from market.cli.usage import UsageError, workers_in_range
@@ -53,6 +54,8 @@ def reproduce_command(args: argparse.Namespace, out=None) -> int:
     if args.replications is not None and args.replications < 1:
         raise UsageError("--replications: must be >= 1")
     check_writable("--markdown", args.markdown)  # before the runs, not after them
+    if not args.stored and (note := compile_hint()):
+        print(note, file=sys.stderr)
     size = "quick" if args.quick else "full"
     target = Path(args.out) if args.out else Path("results") / "reproduce" / args.paper
     if args.stored and not _is_dir(target):

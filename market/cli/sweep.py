@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from market.cli.compile import hint as compile_hint
 from market.cli.usage import UsageError, workers_in_range
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ def sweep_command(args: argparse.Namespace, out=None) -> int:
 
     out = sys.stdout if out is None else out
     workers_in_range(args.workers)
+    if note := compile_hint():
+        print(note, file=sys.stderr)
     if args.scheduler and args.scheduler != "local" and "://" not in args.scheduler:
         raise UsageError(f"--scheduler: {args.scheduler!r} is not tcp://HOST:PORT or local")
     if args.scheduler and args.scheduler != "local" and args.workers is not None:

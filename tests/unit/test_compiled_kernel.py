@@ -255,3 +255,23 @@ def test_the_command_compiles_once_and_says_which_kernel_runs(cache, monkeypatch
     assert capsys.readouterr().out == ""
     assert main(["compile", "--status"]) == 0
     assert capsys.readouterr().out == f"profile kernel: compiled ({compiled.built_path()})\n"
+
+
+def test_long_commands_suggest_compiling_when_the_loop_runs_in_python(monkeypatch, capsys):
+    from market.cli import compile as compile_cli
+    from market.cli.main import main
+    from market.core import capacity
+
+    monkeypatch.delenv("GRIDMARKET_COMPILED", raising=False)
+    monkeypatch.setattr(capacity, "_kernel", profile_kernel)  # (as where it was never built)
+    note = compile_cli.hint()
+    assert note is not None and "`gridmarket compile` builds it" in note
+    assert main(["sweep", "profit/default", "--scheduler", "nowhere"]) == 2  # (stops there)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == note and err[1].startswith("gridmarket: error: --scheduler: ")
+    monkeypatch.setenv("GRIDMARKET_COMPILED", "0")  # chosen: nothing to suggest
+    assert compile_cli.hint() is None
+    monkeypatch.setattr(capacity, "_kernel", compiled.kernel())
+    monkeypatch.delenv("GRIDMARKET_COMPILED")
+    if compiled.is_compiled(capacity._kernel):  # (compiled: nothing to suggest either)
+        assert compile_cli.hint() is None
